@@ -1,0 +1,109 @@
+"""Read the device metadata that Kubernetes DRA drivers publish into containers (KEP-5304).
+
+>>> import dra_metadata
+>>> metadata = dra_metadata.read_claim_metadata("my-claim", "gpu")  # doctest: +SKIP
+>>> [device.attribute("uuid") for device in metadata.devices]  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from dra_metadata._decode import DecodeResult, decode_stream
+from dra_metadata._errors import (
+    AttributeValueError,
+    DeviceMetadataError,
+    InvalidNameError,
+    MetadataConflictError,
+    MetadataDecodeError,
+    MetadataNotFoundError,
+    MetadataReadError,
+    MetadataTooLargeError,
+    NoCompatibleVersionError,
+    NoMetadataError,
+)
+from dra_metadata._models import (
+    AttributeMap,
+    AttributeValue,
+    Device,
+    DeviceAttribute,
+    DeviceMetadata,
+    DeviceMetadataRequest,
+    ManagedFieldsEntry,
+    MetadataSource,
+    NetworkDeviceData,
+    ObjectMeta,
+    OwnerReference,
+)
+from dra_metadata._paths import (
+    CONTAINER_DIR,
+    METADATA_FILE_SUFFIX,
+    RESOURCE_CLAIM_TEMPLATES_SUBDIR,
+    RESOURCE_CLAIMS_SUBDIR,
+    ROOT_ENVIRONMENT_VARIABLE,
+    default_root,
+    metadata_file_name,
+    resource_claim_file_path,
+    resource_claim_request_dir,
+    resource_claim_template_file_path,
+    resource_claim_template_request_dir,
+)
+from dra_metadata._read import (
+    DEFAULT_MAX_SIZE,
+    read_claim_metadata,
+    read_metadata_file,
+    read_template_metadata,
+)
+from dra_metadata._versions import GROUP_NAME, KIND, KNOWN_API_VERSIONS
+
+__all__ = [
+    "CONTAINER_DIR",
+    "DEFAULT_MAX_SIZE",
+    "GROUP_NAME",
+    "KIND",
+    "KNOWN_API_VERSIONS",
+    "METADATA_FILE_SUFFIX",
+    "RESOURCE_CLAIMS_SUBDIR",
+    "RESOURCE_CLAIM_TEMPLATES_SUBDIR",
+    "ROOT_ENVIRONMENT_VARIABLE",
+    "AttributeMap",
+    "AttributeValue",
+    "AttributeValueError",
+    "DecodeResult",
+    "Device",
+    "DeviceAttribute",
+    "DeviceMetadata",
+    "DeviceMetadataError",
+    "DeviceMetadataRequest",
+    "InvalidNameError",
+    "ManagedFieldsEntry",
+    "MetadataConflictError",
+    "MetadataDecodeError",
+    "MetadataNotFoundError",
+    "MetadataReadError",
+    "MetadataSource",
+    "MetadataTooLargeError",
+    "NetworkDeviceData",
+    "NoCompatibleVersionError",
+    "NoMetadataError",
+    "ObjectMeta",
+    "OwnerReference",
+    "decode_stream",
+    "default_root",
+    "metadata_file_name",
+    "read_claim_metadata",
+    "read_metadata_file",
+    "read_template_metadata",
+    "resource_claim_file_path",
+    "resource_claim_request_dir",
+    "resource_claim_template_file_path",
+    "resource_claim_template_request_dir",
+]
+
+
+def __getattr__(name: str) -> Any:
+    if name == "__version__":  # looked up on demand: reading package metadata costs import time
+        from importlib.metadata import version  # noqa: PLC0415
+
+        return version("dra-metadata")
+    raise AttributeError(f"module 'dra_metadata' has no attribute {name!r}")

@@ -1,0 +1,133 @@
+"""The exception hierarchy: every error the library raises derives from DeviceMetadataError."""
+
+from __future__ import annotations
+
+import errno
+from pathlib import Path
+
+
+class DeviceMetadataError(Exception):
+    """Base of every error raised by dra_metadata; `.path` names the file when there is one."""
+
+    __module__ = "dra_metadata"
+
+    def __init__(self, message: str, *, path: Path | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.path = path
+
+    def __str__(self) -> str:
+        if self.path is None:
+            return self.message
+        return f"{self.path}: {self.message}"
+
+
+class InvalidNameError(DeviceMetadataError, ValueError):
+    """A claim, request or driver name that cannot be turned into a path below the root."""
+
+    __module__ = "dra_metadata"
+
+    def __init__(self, argument: str, value: object, reason: str) -> None:
+        super().__init__(f"invalid {argument} {value!r}: {reason}")
+        self.argument = argument
+        self.value = value
+        self.reason = reason
+
+
+class MetadataNotFoundError(DeviceMetadataError, FileNotFoundError):
+    """The metadata file or request directory does not exist (also a FileNotFoundError)."""
+
+    __module__ = "dra_metadata"
+
+    def __init__(self, message: str, *, path: Path) -> None:
+        DeviceMetadataError.__init__(self, message, path=path)
+        self.errno = errno.ENOENT
+        self.strerror = message
+        self.filename = str(path)
+
+    def __str__(self) -> str:
+        return DeviceMetadataError.__str__(self)
+
+
+class MetadataReadError(DeviceMetadataError, OSError):
+    """The file exists but cannot be read: permission denied, a directory, not a regular file."""
+
+    __module__ = "dra_metadata"
+
+    def __init__(self, message: str, *, path: Path, os_errno: int | None = None) -> None:
+        DeviceMetadataError.__init__(self, message, path=path)
+        self.errno = os_errno
+        self.strerror = message
+        self.filename = str(path)
+
+    def __str__(self) -> str:
+        return DeviceMetadataError.__str__(self)
+
+
+class MetadataDecodeError(DeviceMetadataError):
+    """The stream cannot be decoded.
+
+    `object_index` (1-based position in the stream), `api_version` and `field` (wire path such
+    as ``requests[0].devices[1].attributes[model].int``) say where, when known.
+    """
+
+    __module__ = "dra_metadata"
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        path: Path | None = None,
+        object_index: int | None = None,
+        api_version: str | None = None,
+        field: str | None = None,
+    ) -> None:
+        super().__init__(message, path=path)
+        self.object_index = object_index
+        self.api_version = api_version
+        self.field = field
+
+
+class NoMetadataError(MetadataDecodeError):
+    """The stream holds no object at all (empty or whitespace only: possibly mid-write)."""
+
+    __module__ = "dra_metadata"
+
+
+class NoCompatibleVersionError(MetadataDecodeError):
+    """Every object in the stream has an API version this library does not know."""
+
+    __module__ = "dra_metadata"
+
+    def __init__(
+        self, message: str, *, unknown_versions: tuple[str, ...], path: Path | None = None
+    ) -> None:
+        super().__init__(message, path=path)
+        self.unknown_versions = unknown_versions
+
+
+class MetadataTooLargeError(MetadataDecodeError):
+    """The file is larger than the size cap; it was not read whole."""
+
+    __module__ = "dra_metadata"
+
+    def __init__(self, message: str, *, path: Path, limit: int) -> None:
+        super().__init__(message, path=path)
+        self.limit = limit
+
+
+class MetadataConflictError(DeviceMetadataError):
+    """The per-driver files of one request disagree about the claim they describe."""
+
+    __module__ = "dra_metadata"
+
+    def __init__(self, message: str, *, path: Path, field: str, values: tuple[str, ...]) -> None:
+        super().__init__(message, path=path)
+        self.field = field
+        self.values = values
+
+
+class AttributeValueError(DeviceMetadataError, ValueError):
+    """A device attribute does not have exactly one value member set, so it has no single value."""
+
+    __module__ = "dra_metadata"

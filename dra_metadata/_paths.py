@@ -1,0 +1,129 @@
+"""Where drivers put metadata files inside a container, and checked builders for those paths."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Union
+
+from dra_metadata._errors import InvalidNameError
+
+CONTAINER_DIR = "/var/run/kubernetes.io/dra-device-attributes"
+"""Root under which the container runtime mounts every metadata file."""
+RESOURCE_CLAIMS_SUBDIR = "resourceclaims"
+"""Subdirectory for claims referenced by name (``pod.spec.resourceClaims[].resourceClaimName``)."""
+RESOURCE_CLAIM_TEMPLATES_SUBDIR = "resourceclaimtemplates"
+"""Subdirectory for claims made from a template, keyed by the pod-local claim name."""
+METADATA_FILE_SUFFIX = "-metadata.json"
+"""A driver's file in a request directory is named ``<driver>-metadata.json``."""
+ROOT_ENVIRONMENT_VARIABLE = "DRA_METADATA_ROOT"
+"""Environment variable that overrides CONTAINER_DIR (tests, host-side tools)."""
+
+_MAX_NAME_BYTES = 253
+
+StrPath = Union[str, "os.PathLike[str]"]
+
+
+def default_root() -> Path:
+    """The root in effect when no ``root=`` is given: ``$DRA_METADATA_ROOT``, else CONTAINER_DIR."""
+    return Path(os.environ.get(ROOT_ENVIRONMENT_VARIABLE) or CONTAINER_DIR)
+
+
+def _resolve_root(root: StrPath | None) -> Path:
+    return default_root() if root is None else Path(root)
+
+
+def _check_segment(argument: str, value: object, segment: str) -> None:
+    if not segment:
+        raise InvalidNameError(argument, value, "must not be empty")
+    if segment in {".", ".."}:
+        raise InvalidNameError(argument, value, f"{segment!r} is not a name")
+    if "/" in segment:
+        raise InvalidNameError(argument, value, "must not contain '/'")
+    if "\0" in segment:
+        raise InvalidNameError(argument, value, "must not contain a NUL character")
+
+
+def _check_text(argument: str, value: object) -> str:
+    if not isinstance(value, str):
+        raise InvalidNameError(argument, value, f"must be a str, not {type(value).__name__}")
+    try:
+        size = len(value.encode("utf-8"))
+    except UnicodeEncodeError:
+        raise InvalidNameError(argument, value, "is not valid Unicode text") from None
+    if size > _MAX_NAME_BYTES:
+        raise InvalidNameError(argument, value, f"is {size} bytes long, at most 253 allowed")
+    return value
+
+
+def _check_name(argument: str, value: object) -> str:
+    name = _check_text(argument, value)
+    _check_segment(argument, value, name)
+    return name
+
+
+def _request_directory_name(request_name: object) -> str:
+    """The top-level request name: ``gpu/high-memory`` (a subrequest) -> ``gpu``."""
+    name = _check_text("request_name", request_name)
+    top, separator, subrequest = name.partition("/")
+    _check_segment("request_name", request_name, top)
+    if separator:
+        if "/" in subrequest:
+            raise InvalidNameError(
+                "request_name", request_name, "only one '/' (before the subrequest) is allowed"
+            )
+        _check_segment("request_name", request_name, subrequest)
+    return top
+
+
+def metadata_file_name(driver: str) -> str:
+    """The file name a driver uses in a request directory: ``<driver>-metadata.json``."""
+    return _check_name("driver", driver) + METADATA_FILE_SUFFIX
+
+
+def resource_claim_request_dir(
+    claim_name: str, request_name: str, *, root: StrPath | None = None
+) -> Path:
+    """Directory holding every driver's file for one request of a claim referenced by name."""
+    claim = _check_name("claim_name", claim_name)
+    request = _request_directory_name(request_name)
+    return _resolve_root(root) / RESOURCE_CLAIMS_SUBDIR / claim / request
+
+
+def resource_claim_template_request_dir(
+    pod_claim_name: str, request_name: str, *, root: StrPath | None = None
+) -> Path:
+    """Directory for one request of a claim made from a template, keyed by the pod claim name."""
+    claim = _check_name("pod_claim_name", pod_claim_name)
+    request = _request_directory_name(request_name)
+    return _resolve_root(root) / RESOURCE_CLAIM_TEMPLATES_SUBDIR / claim / request
+
+
+def resource_claim_file_path(
+    driver: str, claim_name: str, request_name: str, *, root: StrPath | None = None
+) -> Path:
+    """Path of one driver's file for a request of a claim referenced by name."""
+    name = metadata_file_name(driver)
+    return resource_claim_request_dir(claim_name, request_name, root=root) / name
+
+
+def resource_claim_template_file_path(
+    driver: str, pod_claim_name: str, request_name: str, *, root: StrPath | None = None
+) -> Path:
+    """Path of one driver's file for a request of a claim made from a template."""
+    name = metadata_file_name(driver)
+    return resource_claim_template_request_dir(pod_claim_name, request_name, root=root) / name
+
+
+def request_dir(
+    claim_name: str, request_name: str, *, template: bool, root: StrPath | None = None
+) -> Path:
+    """Either request directory, chosen by ``template``."""
+    if template:
+        return resource_claim_template_request_dir(claim_name, request_name, root=root)
+    return resource_claim_request_dir(claim_name, request_name, root=root)
+
+
+def driver_of_file_name(file_name: str) -> str:
+    """The driver name encoded in a ``<driver>-metadata.json`` file name."""
+    return file_name[: -len(METADATA_FILE_SUFFIX)]

@@ -1,0 +1,262 @@
+"""Reading metadata files and request directories, and merging the files of several drivers."""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+from pathlib import Path
+from typing import Any
+
+from dra_metadata._decode import decode_bytes
+from dra_metadata._errors import (
+    MetadataConflictError,
+    MetadataNotFoundError,
+    MetadataReadError,
+    MetadataTooLargeError,
+    NoMetadataError,
+)
+from dra_metadata._models import DeviceMetadata, MetadataSource, ObjectMeta
+from dra_metadata._paths import (
+    METADATA_FILE_SUFFIX,
+    StrPath,
+    driver_of_file_name,
+    metadata_file_name,
+    request_dir,
+)
+
+DEFAULT_MAX_SIZE = 4 * 1024 * 1024
+"""Files larger than this (4 MiB) are refused without being read whole."""
+
+_IDENTITY_FIELDS = ("name", "namespace", "uid")
+
+
+def _describe_missing(path: Path) -> str:
+    parent = path.parent
+    if not parent.is_dir():
+        return f"{path.name} does not exist, and neither does its directory {parent}"
+    try:
+        present = sorted(os.fsencode(entry) for entry in os.listdir(parent))
+    except OSError:
+        return f"{path.name} does not exist in {parent}"
+    names = ", ".join(os.fsdecode(name) for name in present) or "nothing"
+    return f"{path.name} does not exist; its directory {parent} holds: {names}"
+
+
+def read_file_bytes(path: Path, *, max_size: int = DEFAULT_MAX_SIZE) -> bytes:
+    """The whole content of a regular file, read with one open; typed errors for every failure."""
+    try:
+        descriptor = os.open(path, os.O_RDONLY | os.O_CLOEXEC | os.O_NONBLOCK)
+    except FileNotFoundError:
+        raise MetadataNotFoundError(
+            f"open metadata file: {_describe_missing(path)}", path=path
+        ) from None
+    except OSError as error:
+        raise MetadataReadError(
+            f"open metadata file: {error.strerror}", path=path, os_errno=error.errno
+        ) from None
+    try:
+        status = os.fstat(descriptor)
+        if not stat.S_ISREG(status.st_mode):
+            what = "a directory" if stat.S_ISDIR(status.st_mode) else "not a regular file"
+            raise MetadataReadError(
+                f"open metadata file: it is {what}",
+                path=path,
+                os_errno=errno.EISDIR if stat.S_ISDIR(status.st_mode) else None,
+            )
+        if status.st_size > max_size:
+            raise _too_large(path, max_size, status.st_size)
+        chunks: list[bytes] = []
+        total = 0
+        while True:
+            chunk = os.read(descriptor, max(status.st_size, 65536) if not chunks else 65536)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            total += len(chunk)
+            if total > max_size:
+                raise _too_large(path, max_size, total)
+    except OSError as error:
+        raise MetadataReadError(
+            f"read metadata file: {error.strerror}", path=path, os_errno=error.errno
+        ) from None
+    finally:
+        os.close(descriptor)
+    return chunks[0] if len(chunks) == 1 else b"".join(chunks)
+
+
+def _too_large(path: Path, limit: int, size: int) -> MetadataTooLargeError:
+    return MetadataTooLargeError(
+        f"file is larger than the limit of {limit} bytes (at least {size} bytes); "
+        "pass max_size= to raise the limit",
+        path=path,
+        limit=limit,
+    )
+
+
+def _read_source(path: Path, driver: str | None, max_size: int) -> MetadataSource:
+    data = read_file_bytes(path, max_size=max_size)
+    if not data:
+        raise NoMetadataError(
+            "the metadata file is empty: the driver may be in the middle of writing it; "
+            "read it again shortly",
+            path=path,
+        )
+    result = decode_bytes(data, path)
+    return MetadataSource(
+        path=path, driver=driver, metadata=result.metadata, skipped_versions=result.skipped_versions
+    )
+
+
+def _with_sources(metadata: DeviceMetadata, sources: tuple[MetadataSource, ...]) -> DeviceMetadata:
+    return metadata.model_copy(update={"sources": sources})
+
+
+def read_metadata_file(path: StrPath, *, max_size: int = DEFAULT_MAX_SIZE) -> DeviceMetadata:
+    """Read and decode one metadata file (any path; no validation).
+
+    The driver in `sources` comes from the file name when it ends in ``-metadata.json``.
+    """
+    file_path = Path(path)
+    name = file_path.name
+    driver = driver_of_file_name(name) if name.endswith(METADATA_FILE_SUFFIX) else None
+    source = _read_source(file_path, driver, max_size)
+    return _with_sources(source.metadata, (source,))
+
+
+def list_metadata_files(directory: Path) -> list[Path]:
+    """The ``*-metadata.json`` entries of a request directory, byte-wise sorted (as Go's Glob)."""
+    try:
+        names = os.listdir(directory)
+    except FileNotFoundError:
+        return []
+    except NotADirectoryError:
+        raise MetadataReadError(
+            "list metadata files: the request path is not a directory",
+            path=directory,
+            os_errno=errno.ENOTDIR,
+        ) from None
+    except OSError as error:
+        raise MetadataReadError(
+            f"list metadata files: {error.strerror}", path=directory, os_errno=error.errno
+        ) from None
+    matching = [name for name in names if name.endswith(METADATA_FILE_SUFFIX)]
+    return [directory / name for name in sorted(matching, key=os.fsencode)]
+
+
+def read_request_dir(directory: Path, *, max_size: int = DEFAULT_MAX_SIZE) -> DeviceMetadata:
+    """Read every driver's file of a request directory and merge them."""
+    files = list_metadata_files(directory)
+    if not files:
+        if directory.is_dir():
+            reason = "the directory holds no *-metadata.json file"
+        else:
+            reason = "the directory does not exist"
+        raise MetadataNotFoundError(
+            f"no metadata files found in {directory}: {reason} (is the claim allocated to "
+            "this container, and does its driver publish device metadata?)",
+            path=directory,
+        )
+    sources = tuple(_read_source(path, driver_of_file_name(path.name), max_size) for path in files)
+    return merge_sources(sources, directory)
+
+
+def merge_sources(sources: tuple[MetadataSource, ...], directory: Path) -> DeviceMetadata:
+    """Merge per-driver objects of one request directory, in the given (sorted) order.
+
+    As upstream: ``pod_claim_name`` is the first one set; requests are matched by exact name and
+    their devices appended in file order. Beyond upstream: object metadata is kept where every
+    file agrees (name, namespace and uid must agree), and `sources` keeps each file whole.
+    """
+    if len(sources) == 1:
+        return _with_sources(sources[0].metadata, sources)
+    objects = [source.metadata for source in sources]
+    for field in _IDENTITY_FIELDS:
+        values = tuple(dict.fromkeys(getattr(item.metadata, field) for item in objects))
+        if len(values) > 1:
+            listed = ", ".join(
+                f"{source.path.name if source.path else '?'}: {getattr(source.metadata, field)!r}"
+                for source in sources
+            )
+            raise MetadataConflictError(
+                f"the metadata files disagree about the claim's {field} ({listed})",
+                path=directory,
+                field=field,
+                values=values,
+            )
+    common: dict[str, Any] = {}
+    for field in ObjectMeta.model_fields:
+        first = getattr(objects[0].metadata, field)
+        if field != "generation" and all(
+            getattr(item.metadata, field) == first for item in objects
+        ):
+            common[field] = first
+    merged_requests: dict[str, list[Any]] = {}
+    for item in objects:
+        for request in item.requests:
+            merged_requests.setdefault(request.name, []).extend(request.devices)
+    versions = {item.api_version for item in objects}
+    pod_claim_name = next(
+        (item.pod_claim_name for item in objects if item.pod_claim_name is not None), None
+    )
+    return DeviceMetadata(
+        api_version=versions.pop() if len(versions) == 1 else "",
+        metadata=ObjectMeta(**common),
+        pod_claim_name=pod_claim_name,
+        requests=tuple(
+            {"name": name, "devices": tuple(devices)} for name, devices in merged_requests.items()
+        ),
+        sources=sources,
+    )
+
+
+def read_metadata(  # noqa: PLR0913 - the public readers' options, passed on
+    claim_name: str,
+    request_name: str,
+    *,
+    template: bool,
+    driver: str | None,
+    root: StrPath | None,
+    max_size: int,
+) -> DeviceMetadata:
+    """One driver's file, or the merge of all files of the request directory."""
+    directory = request_dir(claim_name, request_name, template=template, root=root)
+    if driver is not None:
+        path = directory / metadata_file_name(driver)
+        source = _read_source(path, driver, max_size)
+        return _with_sources(source.metadata, (source,))
+    return read_request_dir(directory, max_size=max_size)
+
+
+def read_claim_metadata(
+    claim_name: str,
+    request_name: str,
+    *,
+    driver: str | None = None,
+    root: StrPath | None = None,
+    max_size: int = DEFAULT_MAX_SIZE,
+) -> DeviceMetadata:
+    """Metadata of one request of a claim referenced by name (``resourceClaimName``).
+
+    With ``driver``: that driver's file. Without: every driver's file of the request, merged.
+    """
+    return read_metadata(
+        claim_name, request_name, template=False, driver=driver, root=root, max_size=max_size
+    )
+
+
+def read_template_metadata(
+    pod_claim_name: str,
+    request_name: str,
+    *,
+    driver: str | None = None,
+    root: StrPath | None = None,
+    max_size: int = DEFAULT_MAX_SIZE,
+) -> DeviceMetadata:
+    """Metadata of one request of a claim made from a ResourceClaimTemplate.
+
+    ``pod_claim_name`` is the pod-local name (``pod.spec.resourceClaims[].name``).
+    """
+    return read_metadata(
+        pod_claim_name, request_name, template=True, driver=driver, root=root, max_size=max_size
+    )
