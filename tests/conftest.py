@@ -1,0 +1,33 @@
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+TESTS = Path(__file__).parent
+REPO = TESTS.parent
+UPSTREAM = TESTS / "data" / "upstream"
+SHARED_UPSTREAM = REPO.parent / "shared" / "fixtures" / "upstream"
+
+
+@pytest.fixture
+def head_fixture() -> bytes:
+    return (UPSTREAM / "HEAD" / "metadata.json").read_bytes()
+
+
+@pytest.fixture
+def v136_fixture() -> bytes:
+    return (UPSTREAM / "v1.36.0" / "metadata.json").read_bytes()
+
+
+@pytest.fixture(autouse=True)
+def _no_root_override(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Tests name their root explicitly unless they set DRA_METADATA_ROOT themselves."""
+    monkeypatch.delenv("DRA_METADATA_ROOT", raising=False)
+    yield
+
+
+def running_as_root() -> bool:
+    return hasattr(os, "geteuid") and os.geteuid() == 0

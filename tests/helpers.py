@@ -1,0 +1,48 @@
+"""Building blocks for tests: the upstream test object, as wire JSON."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import orjson
+
+V1ALPHA1 = "metadata.resource.k8s.io/v1alpha1"
+V1BETA1 = "metadata.resource.k8s.io/v1beta1"
+
+_UPSTREAM_TEST_OBJECT: dict[str, Any] = {
+    "kind": "DeviceMetadata",
+    "apiVersion": V1ALPHA1,
+    "metadata": {"name": "my-claim", "namespace": "default", "uid": "uid-1234", "generation": 1},
+    "requests": [
+        {
+            "name": "gpu",
+            "devices": [
+                {
+                    "driver": "gpu.example.com",
+                    "pool": "worker-0",
+                    "name": "gpu-0",
+                    "attributes": {"model": {"string": "LATEST-GPU-MODEL"}},
+                }
+            ],
+        }
+    ],
+}
+
+
+def wire_object(api_version: str | None = V1ALPHA1, **top_level: Any) -> dict[str, Any]:
+    """The object of upstream's decode tests; keyword arguments replace top-level keys
+    (``None`` removes the key)."""
+    obj = copy.deepcopy(_UPSTREAM_TEST_OBJECT)
+    obj["apiVersion"] = api_version
+    obj.update(top_level)
+    return {key: value for key, value in obj.items() if value is not None}
+
+
+def compact(obj: Any) -> bytes:
+    """One stream object as upstream's tests write it: compact JSON and a newline."""
+    return orjson.dumps(obj) + b"\n"
+
+
+def stream(*objects: Any) -> bytes:
+    return b"".join(compact(obj) for obj in objects)

@@ -1,0 +1,155 @@
+"""The models: typed attribute access, derived names, immutability, hand-built objects."""
+
+from __future__ import annotations
+
+import pydantic
+import pytest
+from helpers import stream, wire_object
+
+from dra_metadata import (
+    AttributeMap,
+    AttributeValueError,
+    Device,
+    DeviceAttribute,
+    DeviceMetadata,
+    DeviceMetadataRequest,
+    NetworkDeviceData,
+    ObjectMeta,
+    decode_stream,
+)
+
+
+def decoded_device(attributes: dict[str, object]) -> Device:
+    device = {"driver": "gpu.example.com", "pool": "p", "name": "n", "attributes": attributes}
+    metadata = decode_stream(stream(wire_object(requests=[{"name": "r", "devices": [device]}])))
+    return metadata.metadata.devices[0]
+
+
+class TestAttributes:
+    def test_value_of_each_member(self) -> None:
+        device = decoded_device(
+            {
+                "i": {"int": 0},
+                "b": {"bool": False},
+                "s": {"string": ""},
+                "v": {"version": "1.2.3"},
+                "is": {"ints": [1, 2]},
+                "bs": {"bools": [True]},
+                "ss": {"strings": ["a"]},
+                "vs": {"versions": ["1.0.0"]},
+            }
+        )
+        assert device.attribute("i") == 0
+        assert device.attribute("b") is False
+        assert device.attribute("s") == ""
+        assert device.attribute("v") == "1.2.3"
+        assert device.attribute("is") == (1, 2)
+        assert device.attribute("bs") == (True,)
+        assert device.attribute("ss") == ("a",)
+        assert device.attribute("vs") == ("1.0.0",)
+
+    def test_unqualified_and_qualified_names_find_the_same_attribute(self) -> None:
+        device = decoded_device(
+            {"model": {"string": "A100"}, "gpu.example.com/uuid": {"string": "GPU-1"}}
+        )
+        assert device.attribute("model") == device.attribute("gpu.example.com/model") == "A100"
+        assert device.attribute("uuid") == device.attribute("gpu.example.com/uuid") == "GPU-1"
+        assert device.attribute("other.example.com/model") is None
+        assert device.attribute("missing", "fallback") == "fallback"
+        assert device.get_attribute("gpu.example.com/model") is device.attributes["model"]
+
+    def test_exact_key_wins(self) -> None:
+        device = decoded_device(
+            {"model": {"string": "short"}, "gpu.example.com/model": {"string": "qualified"}}
+        )
+        assert device.attribute("model") == "short"
+        assert device.attribute("gpu.example.com/model") == "qualified"
+
+    def test_value_with_several_members_raises(self) -> None:
+        device = decoded_device({"bad": {"int": 1, "string": "x"}, "empty": {}})
+        with pytest.raises(AttributeValueError, match="int, string"):
+            device.attribute("bad")
+        assert device.attributes["empty"].value is None
+        assert device.attribute("empty", "default") == "default"
+
+    def test_attribute_map_is_a_read_only_mapping(self) -> None:
+        device = decoded_device({"b": {"int": 1}, "a": {"int": 2}})
+        assert list(device.attributes) == ["b", "a"]  # file order
+        assert len(device.attributes) == 2
+        assert "a" in device.attributes
+        assert device.attributes == {"b": DeviceAttribute(int=1), "a": DeviceAttribute(int=2)}
+        with pytest.raises(TypeError):
+            device.attributes["c"] = DeviceAttribute(int=3)  # type: ignore[index]
+        with pytest.raises(TypeError):
+            hash(device.attributes)
+
+    def test_lazy_attributes_compare_equal_to_built_ones(self) -> None:
+        decoded = decoded_device({"model": {"string": "A100"}})
+        built = Device(
+            driver="gpu.example.com",
+            pool="p",
+            name="n",
+            attributes={"model": DeviceAttribute(string="A100")},
+        )
+        assert decoded == built
+        assert repr(decoded.attributes) == repr(built.attributes)
+
+
+class TestModels:
+    def test_request_names(self) -> None:
+        assert DeviceMetadataRequest(name="gpu/high-memory").base_name == "gpu"
+        assert DeviceMetadataRequest(name="gpu/high-memory").subrequest_name == "high-memory"
+        assert DeviceMetadataRequest(name="gpu").subrequest_name is None
+
+    def test_devices_and_request_lookup(self) -> None:
+        first = Device(driver="a", pool="p", name="a0")
+        second = Device(driver="b", pool="p", name="b0")
+        metadata = DeviceMetadata(
+            requests=[
+                DeviceMetadataRequest(name="x", devices=[first]),
+                DeviceMetadataRequest(name="y", devices=[second]),
+            ]
+        )
+        assert metadata.devices == (first, second)
+        assert metadata.request("y") == DeviceMetadataRequest(name="y", devices=(second,))
+        assert metadata.request("z") is None
+
+    def test_models_are_immutable(self) -> None:
+        metadata = decode_stream(stream(wire_object())).metadata
+        with pytest.raises(pydantic.ValidationError):
+            metadata.pod_claim_name = "x"  # type: ignore[misc]
+        with pytest.raises(pydantic.ValidationError):
+            metadata.devices[0].name = "x"  # type: ignore[misc]
+        assert isinstance(metadata.requests, tuple)
+
+    def test_hand_built_objects_are_validated(self) -> None:
+        with pytest.raises(pydantic.ValidationError):
+            DeviceAttribute(int="1")  # type: ignore[arg-type]
+        with pytest.raises(pydantic.ValidationError):
+            DeviceAttribute(int=2**63)
+        with pytest.raises(pydantic.ValidationError):
+            NetworkDeviceData(ips="10.0.0.1/24")  # type: ignore[arg-type]
+        with pytest.raises(pydantic.ValidationError):
+            Device(drivr="typo")  # type: ignore[call-arg]
+
+    def test_wire_names_are_accepted_too(self) -> None:
+        data = NetworkDeviceData.model_validate({"interfaceName": "eth0", "hardwareAddress": "x"})
+        assert data.interface_name == "eth0"
+        meta = ObjectMeta(generate_name="g", resource_version="1")
+        assert ObjectMeta.model_validate({"generateName": "g", "resourceVersion": "1"}) == meta
+
+    def test_model_dump_of_decoded_objects(self) -> None:
+        metadata = decode_stream(stream(wire_object())).metadata
+        dumped = metadata.model_dump(by_alias=True, exclude_defaults=True)
+        device = dumped["requests"][0]["devices"][0]
+        assert device["attributes"] == {"model": {"string": "LATEST-GPU-MODEL"}}
+        assert "sources" not in dumped
+        assert DeviceMetadata.model_validate(metadata.model_dump()) == metadata
+
+    def test_attribute_map_rejects_other_values(self) -> None:
+        with pytest.raises(TypeError):
+            AttributeMap({"a": 1})  # type: ignore[dict-item]
+
+    def test_public_module(self) -> None:
+        for model in (Device, DeviceAttribute, DeviceMetadata, AttributeMap, ObjectMeta):
+            assert model.__module__ == "dra_metadata"
