@@ -14,8 +14,6 @@ from datetime import datetime, timedelta, timezone
 from itertools import chain, compress, repeat
 from typing import Any, NoReturn, TypeVar
 
-from pydantic import BaseModel
-
 from dra_metadata._models import (
     INT64_MAX,
     INT64_MIN,
@@ -27,10 +25,10 @@ from dra_metadata._models import (
     NetworkDeviceData,
     ObjectMeta,
     OwnerReference,
-    construct,
+    builder,
 )
 
-_M = TypeVar("_M", bound=BaseModel)
+_M = TypeVar("_M")
 
 
 class WireTypeError(Exception):
@@ -233,21 +231,21 @@ _OBJECT_META_FIELDS: tuple[tuple[str, str, _Checker], ...] = (
     ("finalizers", "finalizers", _str_tuple),
     ("managedFields", "managed_fields", _tuple_of(_managed_fields_entry)),
 )
-WIRE_FIELD_TABLES = {
+WIRE_FIELD_TABLES: dict[type, tuple[tuple[str, str, _Checker], ...]] = {
     OwnerReference: _OWNER_REFERENCE_FIELDS,
     ManagedFieldsEntry: _MANAGED_FIELDS_FIELDS,
     ObjectMeta: _OBJECT_META_FIELDS,
 }
-"""Wire name and field name of every field, per model (a test ties them to the model aliases)."""
+"""Wire name and field name of every field, in field order (a test ties them to the models)."""
+_BUILDERS: dict[type, Callable[..., Any]] = {model: builder(model) for model in WIRE_FIELD_TABLES}
 
 
 def _from_table(
     model: type[_M], table: tuple[tuple[str, str, _Checker], ...], raw: dict[str, Any], path: str
 ) -> _M:
     get = raw.get
-    return construct(
-        model, {name: check(get(wire), _join(path, wire)) for wire, name, check in table}
-    )
+    build = _BUILDERS[model]
+    return build(*[check(get(wire), _join(path, wire)) for wire, _, check in table])  # type: ignore[no-any-return]
 
 
 # The hot path: requests, devices, attributes, network data.
@@ -336,16 +334,11 @@ def _network_data(value: object, device_path: str) -> NetworkDeviceData:
         interface_name = _str(interface_name, f"{device_path}.networkData.interfaceName")
     if type(hardware_address) is not str:
         hardware_address = _str(hardware_address, f"{device_path}.networkData.hardwareAddress")
-    return construct(
-        NetworkDeviceData,
-        {
-            "interface_name": interface_name,
-            "ips": tuple(ips)
-            if type(ips) is list and set(map(type, ips)) <= _STR_ONLY
-            else _str_tuple(ips, f"{device_path}.networkData.ips"),
-            "hardware_address": hardware_address,
-        },
-    )
+    if type(ips) is list and set(map(type, ips)) <= _STR_ONLY:
+        ips = tuple(ips)
+    else:
+        ips = _str_tuple(ips, f"{device_path}.networkData.ips")
+    return _build_network_data(interface_name, ips, hardware_address)
 
 
 def _device(value: object, path: str, attribute_maps: list[tuple[dict[str, Any], str]]) -> Device:
@@ -366,15 +359,12 @@ def _device(value: object, path: str, attribute_maps: list[tuple[dict[str, Any],
     if type(name) is not str:
         name = _str(name, f"{path}.name")
     network_data = get("networkData")
-    return construct(
-        Device,
-        {
-            "driver": driver,
-            "pool": pool,
-            "name": name,
-            "attributes": AttributeMap.from_checked_wire(attributes),
-            "network_data": None if network_data is None else _network_data(network_data, path),
-        },
+    return _build_device(
+        driver,
+        pool,
+        name,
+        AttributeMap.from_checked_wire(attributes),
+        None if network_data is None else _network_data(network_data, path),
     )
 
 
@@ -384,33 +374,28 @@ def _request(
     raw = _object(value, path)
     devices_path = f"{path}.devices"
     devices = _list(raw.get("devices"), devices_path)
-    return construct(
-        DeviceMetadataRequest,
-        {
-            "name": _str(raw.get("name"), f"{path}.name"),
-            "devices": tuple(
-                [
-                    _device(device, f"{devices_path}[{index}]", attribute_maps)
-                    for index, device in enumerate(devices)
-                ]
-            ),
-        },
+    return _build_request(
+        _str(raw.get("name"), f"{path}.name"),
+        tuple(
+            [
+                _device(device, f"{devices_path}[{index}]", attribute_maps)
+                for index, device in enumerate(devices)
+            ]
+        ),
     )
 
 
 _SIMPLE_META_KEYS = frozenset({"name", "namespace", "uid", "generation"})
+_META_TAIL = (None, None, None)  # creation/deletion timestamps, grace period
+_NO_OWNERS_FINALIZERS_MANAGERS = ((), (), ())
 
 
 def _object_meta(value: object) -> ObjectMeta:
     meta = _object(value, "metadata")
     if meta.keys() <= _SIMPLE_META_KEYS:  # what drivers write: skip the full table
         get = meta.get
-        name, namespace, uid, generation = (
-            get("name"),
-            get("namespace"),
-            get("uid"),
-            get("generation"),
-        )
+        name, namespace, uid = get("name", ""), get("namespace", ""), get("uid", "")
+        generation = get("generation", 0)
         if (
             type(name) is str
             and type(namespace) is str
@@ -418,15 +403,11 @@ def _object_meta(value: object) -> ObjectMeta:
             and type(generation) is int
             and 0 <= generation <= INT64_MAX
         ):
-            values = dict(_EMPTY_META)
-            values.update(name=name, namespace=namespace, uid=uid, generation=generation)
-            values["labels"] = {}
-            values["annotations"] = {}
-            return construct(ObjectMeta, values)
+            return _build_object_meta(
+                name, "", namespace, "", uid, "", generation, *_META_TAIL, {}, {},
+                *_NO_OWNERS_FINALIZERS_MANAGERS,
+            )  # fmt: skip
     return _from_table(ObjectMeta, _OBJECT_META_FIELDS, meta, "metadata")
-
-
-_EMPTY_META = _from_table(ObjectMeta, _OBJECT_META_FIELDS, {}, "metadata").__dict__.copy()
 
 
 def metadata_from_wire(raw: dict[str, Any], api_version: str) -> DeviceMetadata:
@@ -438,13 +419,17 @@ def metadata_from_wire(raw: dict[str, Any], api_version: str) -> DeviceMetadata:
     )
     if attribute_maps:
         _check_attribute_maps(attribute_maps)
-    return construct(
-        DeviceMetadata,
-        {
-            "api_version": api_version,
-            "metadata": _object_meta(raw.get("metadata")),
-            "pod_claim_name": _optional_str(raw.get("podClaimName"), "podClaimName"),
-            "requests": requests,
-            "sources": (),
-        },
+    return _build_metadata(
+        api_version,
+        _object_meta(raw.get("metadata")),
+        _optional_str(raw.get("podClaimName"), "podClaimName"),
+        requests,
+        (),
     )
+
+
+_build_object_meta = builder(ObjectMeta)
+_build_network_data = builder(NetworkDeviceData)
+_build_device = builder(Device)
+_build_request = builder(DeviceMetadataRequest)
+_build_metadata = builder(DeviceMetadata)

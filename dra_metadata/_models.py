@@ -1,94 +1,161 @@
 """Version-agnostic, immutable models of DeviceMetadata and typed access to device attributes.
 
-The models mirror the wire schema (field aliases are the JSON names) so that JSON Schemas can be
-generated from them. Decoding builds them through `construct` without re-validating (the decoder
-checks types itself, faster); users who build objects by hand get full pydantic validation.
+The models are frozen, slotted standard-library dataclasses that mirror the wire schema. pydantic
+understands them natively (field aliases come from ``__pydantic_config__``), which is how the JSON
+Schemas in ``schemas/`` are generated, yet importing and decoding never load pydantic: its
+BaseModel alone costs more import time than a whole ``dra-metadata show``, and building
+BaseModels is several times slower than decoding needs to be.
+
+Hand-built objects are checked and normalized in ``__post_init__`` (lists become tuples, dicts
+become read-only mappings); the decoder checks wire data itself and builds objects through
+`builder`, skipping those checks.
 """
 
-from __future__ import annotations
+# No `from __future__ import annotations`: the annotations are evaluated here, at class
+# creation, so that pydantic need not resolve names in the public module these classes report.
 
 import builtins
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field, fields
 from datetime import datetime
 from pathlib import Path
-from typing import Annotated, Any, TypeVar
-
-from pydantic import BaseModel, ConfigDict, Field, GetCoreSchemaHandler, JsonValue
-from pydantic.alias_generators import to_camel
-from pydantic.json_schema import SkipJsonSchema
-from pydantic_core import core_schema
+from typing import Any, TypeVar
 
 from dra_metadata._errors import AttributeValueError
 
 INT64_MIN = -(2**63)
 INT64_MAX = 2**63 - 1
 
-Int64 = Annotated[int, Field(strict=True, ge=INT64_MIN, le=INT64_MAX)]
-StrictStr = Annotated[str, Field(strict=True)]
-StrictBool = Annotated[bool, Field(strict=True)]
-
 AttributeValue = int | bool | str | tuple[int, ...] | tuple[bool, ...] | tuple[str, ...]
 """The plain Python value of a device attribute."""
 
 _T = TypeVar("_T")
-_M = TypeVar("_M", bound=BaseModel)
+_C = TypeVar("_C")
 _new_object = object.__new__
-# The slot descriptors of BaseModel, called directly: faster than object.__setattr__.
-_set_dict = BaseModel.__dict__["__dict__"].__set__
-_set_fields_set = BaseModel.__dict__["__pydantic_fields_set__"].__set__
-_set_extra = BaseModel.__dict__["__pydantic_extra__"].__set__
-_set_private = BaseModel.__dict__["__pydantic_private__"].__set__
-_ALL_FIELDS: dict[type[BaseModel], set[str]] = {}
+_object_setattr = object.__setattr__
 
 
-def construct(cls: type[_M], values: dict[str, Any]) -> _M:
-    """Build a model from complete, already checked field values (every field present).
+def _camel(name: str) -> str:
+    first, *rest = name.split("_")
+    return first + "".join(part[:1].upper() + part[1:] for part in rest)
 
-    The fast path of decoding: pydantic's own model_construct costs several times more.
+
+# Read by pydantic when it builds a schema for these dataclasses: wire names as aliases.
+_PYDANTIC_CONFIG = {"alias_generator": _camel, "validate_by_name": True, "validate_by_alias": True}
+
+
+def builder(cls: type[_C]) -> Callable[..., _C]:
+    """A constructor taking every field positionally, in order, without checks.
+
+    For the decoder, which has checked the values already: several times faster than __init__.
     """
-    instance = _new_object(cls)
-    _set_dict(instance, values)
-    fields_set = _ALL_FIELDS.get(cls)
-    if fields_set is None:
-        fields_set = _ALL_FIELDS[cls] = set(cls.__pydantic_fields__)
-    # Shared per class: pydantic never mutates the set of a frozen model (copies copy it).
-    _set_fields_set(instance, fields_set)
-    _set_extra(instance, None)
-    _set_private(instance, None)
-    return instance
+    setters = tuple(getattr(cls, item.name).__set__ for item in fields(cls))  # type: ignore[arg-type]
+
+    def build(*values: Any) -> _C:
+        instance = _new_object(cls)
+        for setter, value in zip(setters, values, strict=True):
+            setter(instance, value)
+        return instance
+
+    build.__name__ = f"build_{cls.__name__}"
+    return build
 
 
-class _Model(BaseModel):
-    model_config = ConfigDict(
-        frozen=True,
-        extra="forbid",
-        alias_generator=to_camel,
-        validate_by_name=True,
-        validate_by_alias=True,
-    )
+# Checks for hand-built objects: clear TypeErrors instead of surprises in the writer.
 
 
-class DeviceAttribute(_Model):
+def _type_error(owner: object, name: str, expected: str, value: object) -> TypeError:
+    return TypeError(f"{type(owner).__name__}.{name} must be {expected}, not {value!r}")
+
+
+def _check(owner: object, name: str, kind: type | tuple[type, ...], expected: str) -> None:
+    value = getattr(owner, name)
+    if not isinstance(value, kind) or (kind is builtins.int and isinstance(value, bool)):
+        raise _type_error(owner, name, expected, value)
+
+
+def _check_int64(owner: object, name: str, *, optional: bool = False) -> None:
+    value = getattr(owner, name)
+    if optional and value is None:
+        return
+    if type(value) is not builtins.int or not INT64_MIN <= value <= INT64_MAX:
+        raise _type_error(owner, name, "an int in the int64 range", value)
+
+
+def _check_optional(owner: object, name: str, kind: type, expected: str) -> None:
+    if getattr(owner, name) is not None:
+        _check(owner, name, kind, expected)
+
+
+def _coerce_tuple(owner: object, name: str, check: Callable[[Any], bool], expected: str) -> None:
+    value = getattr(owner, name)
+    if isinstance(value, (str, bytes, Mapping)) or not hasattr(value, "__iter__"):
+        raise _type_error(owner, name, f"a sequence of {expected}", value)
+    items = tuple(value)
+    for item in items:
+        if not check(item):
+            raise _type_error(owner, name, f"a sequence of {expected}", value)
+    _object_setattr(owner, name, items)
+
+
+def _is_int64(value: object) -> builtins.bool:
+    return type(value) is builtins.int and INT64_MIN <= value <= INT64_MAX
+
+
+def _is_str(value: object) -> builtins.bool:
+    return isinstance(value, str)
+
+
+def _is_bool(value: object) -> builtins.bool:
+    return isinstance(value, bool)
+
+
+def _instance_of(kind: type) -> Callable[[object], builtins.bool]:
+    return lambda value: isinstance(value, kind)
+
+
+def _coerce_str_map(owner: object, name: str) -> None:
+    value = getattr(owner, name)
+    if not isinstance(value, Mapping) or not all(
+        isinstance(key, str) and isinstance(item, str) for key, item in value.items()
+    ):
+        raise _type_error(owner, name, "a mapping of str to str", value)
+    _object_setattr(owner, name, dict(value))
+
+
+@dataclass(frozen=True, slots=True)
+class DeviceAttribute:
     """One attribute value. Exactly one member should be set; `value` returns it.
 
     Decoding is lenient like upstream: an attribute with no member or several members set still
     decodes (validation reports it); `value` then returns None or raises AttributeValueError.
     """
 
-    int: Int64 | None = None
-    bool: StrictBool | None = None
-    string: StrictStr | None = None
-    version: StrictStr | None = None
-    ints: tuple[Int64, ...] = ()
-    bools: tuple[StrictBool, ...] = ()
-    strings: tuple[StrictStr, ...] = ()
-    versions: tuple[StrictStr, ...] = ()
+    int: builtins.int | None = None
+    bool: builtins.bool | None = None
+    string: str | None = None
+    version: str | None = None
+    ints: tuple[builtins.int, ...] = ()
+    bools: tuple[builtins.bool, ...] = ()
+    strings: tuple[str, ...] = ()
+    versions: tuple[str, ...] = ()
+
+    __pydantic_config__ = _PYDANTIC_CONFIG
+
+    def __post_init__(self) -> None:
+        _check_int64(self, "int", optional=True)
+        _check_optional(self, "bool", builtins.bool, "a bool")
+        _check_optional(self, "string", str, "a str")
+        _check_optional(self, "version", str, "a str")
+        _coerce_tuple(self, "ints", _is_int64, "int64 ints")
+        _coerce_tuple(self, "bools", _is_bool, "bools")
+        _coerce_tuple(self, "strings", _is_str, "strs")
+        _coerce_tuple(self, "versions", _is_str, "strs")
 
     @property
     def members(self) -> tuple[str, ...]:
         """Wire names of the members that are set (a list member counts when non-empty)."""
-        values = self.__dict__
-        return tuple(name for name in _ATTRIBUTE_MEMBERS if _member_is_set(values[name]))
+        return tuple(name for name in ATTRIBUTE_MEMBERS if _member_is_set(getattr(self, name)))
 
     @property
     def value(self) -> AttributeValue | None:
@@ -103,21 +170,12 @@ class DeviceAttribute(_Model):
             raise AttributeValueError(
                 f"attribute has several values set ({', '.join(members)}); exactly one is allowed"
             )
-        result: AttributeValue = self.__dict__[members[0]]
+        result: AttributeValue = getattr(self, members[0])
         return result
 
 
-_ATTRIBUTE_MEMBERS = ("int", "bool", "string", "version", "ints", "bools", "strings", "versions")
-_EMPTY_ATTRIBUTE_FIELDS: dict[str, Any] = {
-    "int": None,
-    "bool": None,
-    "string": None,
-    "version": None,
-    "ints": (),
-    "bools": (),
-    "strings": (),
-    "versions": (),
-}
+ATTRIBUTE_MEMBERS = ("int", "bool", "string", "version", "ints", "bools", "strings", "versions")
+"""The members of a DeviceAttribute, in wire order."""
 
 
 def _member_is_set(value: object) -> builtins.bool:
@@ -126,14 +184,25 @@ def _member_is_set(value: object) -> builtins.bool:
     return value is not None
 
 
+_build_attribute = builder(DeviceAttribute)
+
+
 def attribute_from_checked_wire(raw: dict[str, Any] | None) -> DeviceAttribute:
     """A DeviceAttribute from a type-checked wire object (None and unknown keys allowed)."""
-    values = dict(_EMPTY_ATTRIBUTE_FIELDS)
-    if raw:
-        for key, value in raw.items():
-            if value is not None and key in values:
-                values[key] = tuple(value) if type(value) is list else value
-    return construct(DeviceAttribute, values)
+    if not raw:
+        return _build_attribute(None, None, None, None, (), (), (), ())
+    get = raw.get
+    ints, bools, strings, versions = get("ints"), get("bools"), get("strings"), get("versions")
+    return _build_attribute(
+        get("int"),
+        get("bool"),
+        get("string"),
+        get("version"),
+        tuple(ints) if ints else (),
+        tuple(bools) if bools else (),
+        tuple(strings) if strings else (),
+        tuple(versions) if versions else (),
+    )
 
 
 class AttributeMap(Mapping[str, DeviceAttribute]):
@@ -145,18 +214,18 @@ class AttributeMap(Mapping[str, DeviceAttribute]):
 
     __slots__ = ("_entries",)
     __hash__ = None  # type: ignore[assignment]
-    __module__ = "dra_metadata"
+    _entries: dict[str, Any]
 
     def __init__(self, entries: Mapping[str, DeviceAttribute] | None = None) -> None:
         checked: dict[str, Any] = {}
         for key, value in (entries or {}).items():
             if not isinstance(key, str) or not isinstance(value, DeviceAttribute):
-                raise TypeError("AttributeMap maps str to DeviceAttribute")
+                raise TypeError(f"AttributeMap maps str to DeviceAttribute, got {key!r}: {value!r}")
             checked[key] = value
         self._entries = checked
 
     @staticmethod
-    def from_checked_wire(raw: dict[str, Any]) -> AttributeMap:
+    def from_checked_wire(raw: dict[str, Any]) -> "AttributeMap":
         """Wrap a type-checked wire ``attributes`` object without building its values yet."""
         instance = _new_object(AttributeMap)
         _set_entries(instance, raw)
@@ -187,9 +256,10 @@ class AttributeMap(Mapping[str, DeviceAttribute]):
         return f"AttributeMap({dict(self.items())!r})"
 
     @classmethod
-    def __get_pydantic_core_schema__(
-        cls, source: Any, handler: GetCoreSchemaHandler
-    ) -> core_schema.CoreSchema:
+    def __get_pydantic_core_schema__(cls, source: Any, handler: Any) -> Any:
+        """Let pydantic validate, serialize and describe (JSON Schema) attribute maps."""
+        from pydantic_core import core_schema  # noqa: PLC0415 - pydantic only when asked
+
         as_dict = handler.generate_schema(dict[str, DeviceAttribute])
         from_dict = core_schema.no_info_after_validator_function(cls, as_dict)
         return core_schema.json_or_python_schema(
@@ -203,25 +273,56 @@ class AttributeMap(Mapping[str, DeviceAttribute]):
         )
 
 
-_set_entries = AttributeMap.__dict__["_entries"].__set__
+_set_entries = AttributeMap._entries.__set__  # type: ignore[attr-defined]  # noqa: SLF001
 
 
-class NetworkDeviceData(_Model):
+def _coerce_attributes(owner: object) -> None:
+    value = owner.attributes  # type: ignore[attr-defined]
+    if isinstance(value, AttributeMap):
+        return
+    if not isinstance(value, Mapping):
+        raise _type_error(owner, "attributes", "a mapping of str to DeviceAttribute", value)
+    try:
+        _object_setattr(owner, "attributes", AttributeMap(value))
+    except TypeError:
+        raise _type_error(
+            owner, "attributes", "a mapping of str to DeviceAttribute", value
+        ) from None
+
+
+@dataclass(frozen=True, slots=True)
+class NetworkDeviceData:
     """Network data of a device, often published later than the device itself."""
 
-    interface_name: StrictStr = ""
-    ips: tuple[StrictStr, ...] = ()
-    hardware_address: StrictStr = ""
+    interface_name: str = ""
+    ips: tuple[str, ...] = ()
+    hardware_address: str = ""
+
+    __pydantic_config__ = _PYDANTIC_CONFIG
+
+    def __post_init__(self) -> None:
+        _check(self, "interface_name", str, "a str")
+        _coerce_tuple(self, "ips", _is_str, "strs")
+        _check(self, "hardware_address", str, "a str")
 
 
-class Device(_Model):
+@dataclass(frozen=True, slots=True)
+class Device:
     """One allocated device: who serves it, where it comes from, and what it looks like."""
 
-    driver: StrictStr = ""
-    pool: StrictStr = ""
-    name: StrictStr = ""
-    attributes: AttributeMap = Field(default_factory=AttributeMap)
+    driver: str = ""
+    pool: str = ""
+    name: str = ""
+    attributes: AttributeMap = field(default_factory=AttributeMap)
     network_data: NetworkDeviceData | None = None
+
+    __pydantic_config__ = _PYDANTIC_CONFIG
+
+    def __post_init__(self) -> None:
+        for name in ("driver", "pool", "name"):
+            _check(self, name, str, "a str")
+        _coerce_attributes(self)
+        _check_optional(self, "network_data", NetworkDeviceData, "a NetworkDeviceData")
 
     def get_attribute(self, name: str) -> DeviceAttribute | None:
         """The attribute called ``name``; an unqualified name also finds ``<driver>/<name>``.
@@ -237,8 +338,7 @@ class Device(_Model):
             if domain == self.driver and identifier in entries:
                 return entries[identifier]
             return None
-        qualified = f"{self.driver}/{name}"
-        return entries.get(qualified, None)
+        return entries.get(f"{self.driver}/{name}")
 
     def attribute(self, name: str, default: _T | None = None) -> AttributeValue | _T | None:
         """The plain value of attribute ``name`` (see get_attribute), or ``default``."""
@@ -249,11 +349,18 @@ class Device(_Model):
         return default if value is None else value
 
 
-class DeviceMetadataRequest(_Model):
+@dataclass(frozen=True, slots=True)
+class DeviceMetadataRequest:
     """The devices allocated for one request (``<request>`` or ``<request>/<subrequest>``)."""
 
-    name: StrictStr = ""
+    name: str = ""
     devices: tuple[Device, ...] = ()
+
+    __pydantic_config__ = _PYDANTIC_CONFIG
+
+    def __post_init__(self) -> None:
+        _check(self, "name", str, "a str")
+        _coerce_tuple(self, "devices", _instance_of(Device), "Devices")
 
     @property
     def base_name(self) -> str:
@@ -267,61 +374,110 @@ class DeviceMetadataRequest(_Model):
         return subrequest if separator else None
 
 
-class OwnerReference(_Model):
+@dataclass(frozen=True, slots=True)
+class OwnerReference:
     """An entry of ``metadata.ownerReferences`` (kept so that nothing in a file is lost)."""
 
-    api_version: StrictStr = ""
-    kind: StrictStr = ""
-    name: StrictStr = ""
-    uid: StrictStr = ""
-    controller: StrictBool | None = None
-    block_owner_deletion: StrictBool | None = None
+    api_version: str = ""
+    kind: str = ""
+    name: str = ""
+    uid: str = ""
+    controller: bool | None = None
+    block_owner_deletion: bool | None = None
+
+    __pydantic_config__ = _PYDANTIC_CONFIG
+
+    def __post_init__(self) -> None:
+        for name in ("api_version", "kind", "name", "uid"):
+            _check(self, name, str, "a str")
+        _check_optional(self, "controller", bool, "a bool")
+        _check_optional(self, "block_owner_deletion", bool, "a bool")
 
 
-class ManagedFieldsEntry(_Model):
+@dataclass(frozen=True, slots=True)
+class ManagedFieldsEntry:
     """An entry of ``metadata.managedFields`` (kept so that nothing in a file is lost)."""
 
-    manager: StrictStr = ""
-    operation: StrictStr = ""
-    api_version: StrictStr = ""
+    manager: str = ""
+    operation: str = ""
+    api_version: str = ""
     time: datetime | None = None
-    fields_type: StrictStr = ""
-    fields_v1: JsonValue | None = None
-    subresource: StrictStr = ""
+    fields_type: str = ""
+    fields_v1: Any = None
+    """The raw JSON value (usually an object), or None when absent."""
+    subresource: str = ""
+
+    __pydantic_config__ = _PYDANTIC_CONFIG
+
+    def __post_init__(self) -> None:
+        for name in ("manager", "operation", "api_version", "fields_type", "subresource"):
+            _check(self, name, str, "a str")
+        _check_optional(self, "time", datetime, "a datetime")
 
 
-class ObjectMeta(_Model):
+@dataclass(frozen=True, slots=True)
+class ObjectMeta:
     """Kubernetes object metadata of the claim; drivers fill name, namespace, uid, generation."""
 
-    name: StrictStr = ""
-    generate_name: StrictStr = ""
-    namespace: StrictStr = ""
-    self_link: StrictStr = ""
-    uid: StrictStr = ""
-    resource_version: StrictStr = ""
-    generation: Int64 = 0
+    name: str = ""
+    generate_name: str = ""
+    namespace: str = ""
+    self_link: str = ""
+    uid: str = ""
+    resource_version: str = ""
+    generation: int = 0
     creation_timestamp: datetime | None = None
     deletion_timestamp: datetime | None = None
-    deletion_grace_period_seconds: Int64 | None = None
-    labels: Mapping[StrictStr, StrictStr] = Field(default_factory=dict)
-    annotations: Mapping[StrictStr, StrictStr] = Field(default_factory=dict)
+    deletion_grace_period_seconds: int | None = None
+    labels: Mapping[str, str] = field(default_factory=dict)
+    annotations: Mapping[str, str] = field(default_factory=dict)
     owner_references: tuple[OwnerReference, ...] = ()
-    finalizers: tuple[StrictStr, ...] = ()
+    finalizers: tuple[str, ...] = ()
     managed_fields: tuple[ManagedFieldsEntry, ...] = ()
 
+    __pydantic_config__ = _PYDANTIC_CONFIG
 
-class DeviceMetadata(_Model):
+    def __post_init__(self) -> None:
+        for name in ("name", "generate_name", "namespace", "self_link", "uid", "resource_version"):
+            _check(self, name, str, "a str")
+        _check_int64(self, "generation")
+        _check_optional(self, "creation_timestamp", datetime, "a datetime")
+        _check_optional(self, "deletion_timestamp", datetime, "a datetime")
+        _check_int64(self, "deletion_grace_period_seconds", optional=True)
+        _coerce_str_map(self, "labels")
+        _coerce_str_map(self, "annotations")
+        _coerce_tuple(self, "owner_references", _instance_of(OwnerReference), "OwnerReferences")
+        _coerce_tuple(self, "finalizers", _is_str, "strs")
+        _coerce_tuple(
+            self, "managed_fields", _instance_of(ManagedFieldsEntry), "ManagedFieldsEntries"
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class DeviceMetadata:
     """What the drivers published for one request of a claim.
 
     `api_version` is the version the object was decoded from ("" for a merge of files in
-    different versions or an object built by hand). `sources` lists the files it came from.
+    different versions or an object built by hand). `sources` lists the files it came from; it
+    takes no part in comparisons.
     """
 
-    api_version: StrictStr = ""
-    metadata: ObjectMeta = Field(default_factory=ObjectMeta)
-    pod_claim_name: StrictStr | None = None
+    api_version: str = ""
+    metadata: ObjectMeta = field(default_factory=ObjectMeta)
+    pod_claim_name: str | None = None
     requests: tuple[DeviceMetadataRequest, ...] = ()
-    sources: SkipJsonSchema[tuple[MetadataSource, ...]] = Field(default=(), exclude=True)
+    sources: tuple["MetadataSource", ...] = field(default=(), compare=False, repr=False)
+
+    __pydantic_config__ = _PYDANTIC_CONFIG
+
+    def __post_init__(self) -> None:
+        _check(self, "api_version", str, "a str")
+        _check(self, "metadata", ObjectMeta, "an ObjectMeta")
+        _check_optional(self, "pod_claim_name", str, "a str")
+        _coerce_tuple(
+            self, "requests", _instance_of(DeviceMetadataRequest), "DeviceMetadataRequests"
+        )
+        _coerce_tuple(self, "sources", _instance_of(MetadataSource), "MetadataSources")
 
     @property
     def name(self) -> str:
@@ -339,7 +495,7 @@ class DeviceMetadata(_Model):
         return self.metadata.uid
 
     @property
-    def generation(self) -> builtins.int:
+    def generation(self) -> int:
         """Starts at 1 and grows with every update of a file (0 for a merge of several files)."""
         return self.metadata.generation
 
@@ -356,13 +512,16 @@ class DeviceMetadata(_Model):
         return None
 
 
-class MetadataSource(_Model):
+@dataclass(frozen=True, slots=True)
+class MetadataSource:
     """One file that contributed to a DeviceMetadata: where it is, which driver, what it held."""
 
-    path: Path | None = None
-    driver: StrictStr | None = None
+    path: Path | None
+    driver: str | None
     metadata: DeviceMetadata
-    skipped_versions: tuple[StrictStr, ...] = ()
+    skipped_versions: tuple[str, ...] = ()
+
+    __pydantic_config__ = _PYDANTIC_CONFIG
 
     @property
     def api_version(self) -> str:
@@ -370,15 +529,14 @@ class MetadataSource(_Model):
         return self.metadata.api_version
 
     @property
-    def generation(self) -> builtins.int:
+    def generation(self) -> int:
         """This file's generation (compare generations per file, never across drivers)."""
         return self.metadata.generation
 
 
-DeviceMetadata.model_rebuild()
-
-for _public in (
+PUBLIC_MODELS = (
     DeviceAttribute,
+    AttributeMap,
     NetworkDeviceData,
     Device,
     DeviceMetadataRequest,
@@ -387,5 +545,6 @@ for _public in (
     ObjectMeta,
     DeviceMetadata,
     MetadataSource,
-):
+)
+for _public in PUBLIC_MODELS:
     _public.__module__ = "dra_metadata"

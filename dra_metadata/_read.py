@@ -5,6 +5,7 @@ from __future__ import annotations
 import errno
 import os
 import stat
+from dataclasses import fields, replace
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +17,7 @@ from dra_metadata._errors import (
     MetadataTooLargeError,
     NoMetadataError,
 )
-from dra_metadata._models import DeviceMetadata, MetadataSource, ObjectMeta
+from dra_metadata._models import DeviceMetadata, DeviceMetadataRequest, MetadataSource, ObjectMeta
 from dra_metadata._paths import (
     METADATA_FILE_SUFFIX,
     StrPath,
@@ -109,7 +110,7 @@ def _read_source(path: Path, driver: str | None, max_size: int) -> MetadataSourc
 
 
 def _with_sources(metadata: DeviceMetadata, sources: tuple[MetadataSource, ...]) -> DeviceMetadata:
-    return metadata.model_copy(update={"sources": sources})
+    return replace(metadata, sources=sources)
 
 
 def read_metadata_file(path: StrPath, *, max_size: int = DEFAULT_MAX_SIZE) -> DeviceMetadata:
@@ -185,7 +186,7 @@ def merge_sources(sources: tuple[MetadataSource, ...], directory: Path) -> Devic
                 values=values,
             )
     common: dict[str, Any] = {}
-    for field in ObjectMeta.model_fields:
+    for field in (item.name for item in fields(ObjectMeta)):
         first = getattr(objects[0].metadata, field)
         if field != "generation" and all(
             getattr(item.metadata, field) == first for item in objects
@@ -204,7 +205,8 @@ def merge_sources(sources: tuple[MetadataSource, ...], directory: Path) -> Devic
         metadata=ObjectMeta(**common),
         pod_claim_name=pod_claim_name,
         requests=tuple(
-            {"name": name, "devices": tuple(devices)} for name, devices in merged_requests.items()
+            DeviceMetadataRequest(name=name, devices=tuple(devices))
+            for name, devices in merged_requests.items()
         ),
         sources=sources,
     )

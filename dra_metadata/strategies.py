@@ -12,7 +12,7 @@ of the library itself). Objects from ``device_metadata()`` satisfy both validati
 from __future__ import annotations
 
 import ipaddress
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 
 import orjson
@@ -104,9 +104,7 @@ def device_attributes() -> st.SearchStrategy[DeviceAttribute]:
         st.lists(_SHORT_TEXT, min_size=1, max_size=4).map(
             lambda v: DeviceAttribute(strings=tuple(v))
         ),
-        st.lists(_SEMVER, min_size=1, max_size=4).map(
-            lambda v: DeviceAttribute(versions=tuple(v))
-        ),
+        st.lists(_SEMVER, min_size=1, max_size=4).map(lambda v: DeviceAttribute(versions=tuple(v))),
     )
 
 
@@ -293,7 +291,7 @@ def metadata_streams(
     data = b""
     for part in parts:
         data += part + draw(_SEPARATORS)
-    expected = value.model_copy(update={"api_version": versions[0]})
+    expected = replace(value, api_version=versions[0])
     return MetadataStream(data=data, metadata=expected, skipped_versions=skipped)
 
 

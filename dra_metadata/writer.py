@@ -10,6 +10,7 @@ import contextlib
 import os
 import secrets
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Literal
@@ -77,9 +78,9 @@ def _check_versions(versions: Iterable[str]) -> tuple[str, ...]:
 
 
 def _time(value: datetime) -> str:
-    moment = (
-        value.replace(tzinfo=timezone.utc) if value.tzinfo is None else value
-    ).astimezone(timezone.utc)
+    moment = (value.replace(tzinfo=timezone.utc) if value.tzinfo is None else value).astimezone(
+        timezone.utc
+    )
     return (
         f"{moment.year:04d}-{moment.month:02d}-{moment.day:02d}T"
         f"{moment.hour:02d}:{moment.minute:02d}:{moment.second:02d}Z"
@@ -104,17 +105,19 @@ def _owner_reference(reference: OwnerReference) -> dict[str, Any]:
     return wire
 
 
+def _non_empty(*pairs: tuple[str, Any]) -> dict[str, Any]:
+    """Go's ``omitempty`` for strings and integers: keep the pairs whose value is set."""
+    return {key: value for key, value in pairs if value}
+
+
 def _managed_fields_entry(entry: ManagedFieldsEntry) -> dict[str, Any]:
-    wire: dict[str, Any] = {}
-    for key, value in (
+    wire = _non_empty(
         ("manager", entry.manager),
         ("operation", entry.operation),
         ("apiVersion", entry.api_version),
         ("time", None if entry.time is None else _time(entry.time)),
         ("fieldsType", entry.fields_type),
-    ):
-        if value:
-            wire[key] = value
+    )
     if entry.fields_v1 is not None:
         wire["fieldsV1"] = entry.fields_v1
     if entry.subresource:
@@ -123,8 +126,7 @@ def _managed_fields_entry(entry: ManagedFieldsEntry) -> dict[str, Any]:
 
 
 def _object_meta(meta: ObjectMeta) -> dict[str, Any]:
-    wire: dict[str, Any] = {}
-    for key, value in (
+    wire = _non_empty(
         ("name", meta.name),
         ("generateName", meta.generate_name),
         ("namespace", meta.namespace),
@@ -132,25 +134,22 @@ def _object_meta(meta: ObjectMeta) -> dict[str, Any]:
         ("uid", meta.uid),
         ("resourceVersion", meta.resource_version),
         ("generation", meta.generation),
-    ):
-        if value:
-            wire[key] = value
-    if meta.creation_timestamp is not None:
-        wire["creationTimestamp"] = _time(meta.creation_timestamp)
-    if meta.deletion_timestamp is not None:
-        wire["deletionTimestamp"] = _time(meta.deletion_timestamp)
-    if meta.deletion_grace_period_seconds is not None:
-        wire["deletionGracePeriodSeconds"] = meta.deletion_grace_period_seconds
-    if meta.labels:
-        wire["labels"] = _sorted_map(meta.labels)
-    if meta.annotations:
-        wire["annotations"] = _sorted_map(meta.annotations)
-    if meta.owner_references:
-        wire["ownerReferences"] = [_owner_reference(item) for item in meta.owner_references]
-    if meta.finalizers:
-        wire["finalizers"] = list(meta.finalizers)
-    if meta.managed_fields:
-        wire["managedFields"] = [_managed_fields_entry(item) for item in meta.managed_fields]
+    )
+    optional: tuple[tuple[str, Any], ...] = (
+        ("creationTimestamp", meta.creation_timestamp and _time(meta.creation_timestamp)),
+        ("deletionTimestamp", meta.deletion_timestamp and _time(meta.deletion_timestamp)),
+        ("deletionGracePeriodSeconds", meta.deletion_grace_period_seconds),
+    )
+    wire.update((key, value) for key, value in optional if value is not None)
+    wire.update(
+        _non_empty(
+            ("labels", meta.labels and _sorted_map(meta.labels)),
+            ("annotations", meta.annotations and _sorted_map(meta.annotations)),
+            ("ownerReferences", [_owner_reference(item) for item in meta.owner_references]),
+            ("finalizers", list(meta.finalizers)),
+            ("managedFields", [_managed_fields_entry(item) for item in meta.managed_fields]),
+        )
+    )
     return wire
 
 
@@ -239,7 +238,11 @@ def host_metadata_file_path(
     claim_dir = f"{_check_name('namespace', namespace)}_{_check_name('claim_name', claim_name)}"
     request = _request_directory_name(request_name)
     return (
-        Path(plugin_data_dir) / HOST_METADATA_DIR_NAME / claim_dir / request / HOST_METADATA_FILE_NAME
+        Path(plugin_data_dir)
+        / HOST_METADATA_DIR_NAME
+        / claim_dir
+        / request
+        / HOST_METADATA_FILE_NAME
     )
 
 
@@ -253,9 +256,7 @@ def _fsync_directory(directory: Path) -> None:
 
 def _write_atomically(path: Path, data: bytes) -> None:
     temporary = path.with_name(f".{path.name}.{secrets.token_hex(6)}.tmp")
-    descriptor = os.open(
-        temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, FILE_MODE
-    )
+    descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, FILE_MODE)
     try:
         try:
             _write_all(descriptor, data)
@@ -263,7 +264,7 @@ def _write_atomically(path: Path, data: bytes) -> None:
             os.fsync(descriptor)
         finally:
             os.close(descriptor)
-        os.replace(temporary, path)
+        temporary.replace(path)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
             temporary.unlink()
@@ -336,7 +337,9 @@ def update_metadata_file(
     if callable(change):
         updated = change(current)
         if not isinstance(updated, DeviceMetadata):
-            raise TypeError(f"the change must return a DeviceMetadata, not {type(updated).__name__}")
+            raise TypeError(
+                f"the change must return a DeviceMetadata, not {type(updated).__name__}"
+            )
     else:
         if len(current.requests) != 1:
             raise ValueError(
@@ -344,9 +347,9 @@ def update_metadata_file(
                 f"found {len(current.requests)}; pass a function instead"
             )
         request = DeviceMetadataRequest(name=current.requests[0].name, devices=tuple(change))
-        updated = current.model_copy(update={"requests": (request,)})
-    meta = updated.metadata.model_copy(update={"generation": current.generation + 1})
-    result = updated.model_copy(update={"metadata": meta, "sources": ()})
+        updated = replace(current, requests=(request,))
+    meta = replace(updated.metadata, generation=current.generation + 1)
+    result = replace(updated, metadata=meta, sources=())
     write_metadata_file(
         path, result, versions=KNOWN_API_VERSIONS if versions is None else versions, mode=mode
     )

@@ -7,6 +7,7 @@ Run it after changing the sample data: python examples/build_sample_tree.py
 from __future__ import annotations
 
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 from dra_metadata import (
@@ -55,11 +56,13 @@ def rdma_nic(index: int, bus: str, numa: int) -> Device:
 
 
 def build(root: Path) -> list[Path]:
-    claim = ObjectMeta(name="training-gpus", namespace="ml", uid="0d5c1c52-6a4e-4b8e-9a43-3f6f1b2f7a10")
+    claim = ObjectMeta(
+        name="training-gpus", namespace="ml", uid="0d5c1c52-6a4e-4b8e-9a43-3f6f1b2f7a10"
+    )
     written = []
     # A GPU request served by two drivers: GPUs and the RDMA NICs next to them.
     gpus = DeviceMetadata(
-        metadata=claim.model_copy(update={"generation": 1}),
+        metadata=replace(claim, generation=1),
         requests=[
             DeviceMetadataRequest(
                 name="gpu",
@@ -71,7 +74,7 @@ def build(root: Path) -> list[Path]:
         ],
     )
     nics = DeviceMetadata(
-        metadata=claim.model_copy(update={"generation": 1}),
+        metadata=replace(claim, generation=1),
         requests=[
             DeviceMetadataRequest(
                 name="gpu",
@@ -106,7 +109,10 @@ def build(root: Path) -> list[Path]:
     # An SR-IOV virtual function whose network data arrived in a later update (generation 2).
     vf = DeviceMetadata(
         metadata=ObjectMeta(
-            name="fast-net", namespace="ml", uid="c3e8a1f4-5b2d-4c6e-9f7a-8d0b1e2c3a45", generation=2
+            name="fast-net",
+            namespace="ml",
+            uid="c3e8a1f4-5b2d-4c6e-9f7a-8d0b1e2c3a45",
+            generation=2,
         ),
         requests=[
             DeviceMetadataRequest(
@@ -117,7 +123,9 @@ def build(root: Path) -> list[Path]:
                         pool="node-a-ens1f0",
                         name="vf-3",
                         attributes={
-                            "resource.kubernetes.io/pciBusID": DeviceAttribute(string="0000:3b:02.3"),
+                            "resource.kubernetes.io/pciBusID": DeviceAttribute(
+                                string="0000:3b:02.3"
+                            ),
                             "pfName": DeviceAttribute(string="ens1f0"),
                             "vfIndex": DeviceAttribute(int=3),
                             "numaNode": DeviceAttribute(int=0),

@@ -1,7 +1,6 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -23,10 +22,9 @@ def v136_fixture() -> bytes:
 
 
 @pytest.fixture(autouse=True)
-def _no_root_override(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+def _no_root_override(monkeypatch: pytest.MonkeyPatch) -> None:
     """Tests name their root explicitly unless they set DRA_METADATA_ROOT themselves."""
     monkeypatch.delenv("DRA_METADATA_ROOT", raising=False)
-    yield
 
 
 def running_as_root() -> bool:

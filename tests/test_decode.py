@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import datetime, timezone
 
 import orjson
 import pytest
-from helpers import V1ALPHA1, V1BETA1, compact, stream, wire_object
 
 import dra_metadata
 from dra_metadata import (
@@ -17,7 +17,13 @@ from dra_metadata import (
     decode_stream,
 )
 
-UNKNOWN = {"apiVersion": "metadata.k8s.io/v99", "kind": "DeviceMetadata", "metadata": {"name": "test"}}
+from helpers import V1ALPHA1, V1BETA1, compact, stream, wire_object
+
+UNKNOWN = {
+    "apiVersion": "metadata.k8s.io/v99",
+    "kind": "DeviceMetadata",
+    "metadata": {"name": "test"},
+}
 
 
 def expected_claim(result: DecodeResult, api_version: str) -> None:
@@ -101,7 +107,7 @@ class TestUpstreamFixtures:
         old = decode_stream(v136_fixture)
         new = decode_stream(head_fixture)
         assert old.api_version == V1ALPHA1
-        assert old.metadata == new.metadata.model_copy(update={"api_version": V1ALPHA1})
+        assert old.metadata == replace(new.metadata, api_version=V1ALPHA1)
 
     def test_second_object_of_head_is_not_parsed(self, head_fixture: bytes) -> None:
         # Bytes after the first usable object are never examined: breaking them changes nothing.
@@ -139,7 +145,9 @@ class TestUpstreamDecodeCases:
 
     def test_truncated(self) -> None:  # 16
         data = compact(wire_object())
-        with pytest.raises(MetadataDecodeError, match="read metadata object from stream.*truncated"):
+        with pytest.raises(
+            MetadataDecodeError, match="read metadata object from stream.*truncated"
+        ):
             decode_stream(data[: len(data) // 2])
 
     def test_missing_kind(self) -> None:  # 17
@@ -378,7 +386,9 @@ class TestBadInput:
         ],
     )
     def test_non_objects_are_fatal(self, data: bytes, what: str) -> None:
-        with pytest.raises(MetadataDecodeError, match=f"decode metadata object: object 1 is {what}"):
+        with pytest.raises(
+            MetadataDecodeError, match=f"decode metadata object: object 1 is {what}"
+        ):
             decode_stream(data)
 
     def test_bom(self) -> None:

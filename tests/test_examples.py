@@ -40,7 +40,9 @@ def test_read_metadata_example() -> None:
 
 def test_sample_tree_is_what_the_builder_writes(tmp_path: Path) -> None:
     run_example("build_sample_tree.py", str(tmp_path))
-    committed = sorted(p.relative_to(EXAMPLES / "tree") for p in (EXAMPLES / "tree").rglob("*") if p.is_file())
+    committed = sorted(
+        p.relative_to(EXAMPLES / "tree") for p in (EXAMPLES / "tree").rglob("*") if p.is_file()
+    )
     built = sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*") if p.is_file())
     assert committed == built
     for relative in built:

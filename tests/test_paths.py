@@ -128,7 +128,9 @@ def test_no_name_leaves_the_root(claim: str, request: str, driver: str, template
     except InvalidNameError:
         return
     resolved = Path(os.path.normpath(path))
-    assert resolved.is_relative_to(root / (RESOURCE_CLAIM_TEMPLATES_SUBDIR if template else RESOURCE_CLAIMS_SUBDIR))
+    assert resolved.is_relative_to(
+        root / (RESOURCE_CLAIM_TEMPLATES_SUBDIR if template else RESOURCE_CLAIMS_SUBDIR)
+    )
     assert len(resolved.relative_to(root).parts) == 4
     assert resolved == path
 

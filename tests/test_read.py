@@ -9,8 +9,6 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import UPSTREAM, running_as_root
-from helpers import V1ALPHA1, V1BETA1, compact, stream, wire_object
 
 from dra_metadata import (
     DEFAULT_MAX_SIZE,
@@ -26,6 +24,9 @@ from dra_metadata import (
     resource_claim_request_dir,
     resource_claim_template_request_dir,
 )
+
+from conftest import UPSTREAM, running_as_root
+from helpers import V1ALPHA1, V1BETA1, compact, stream, wire_object
 
 
 def device(driver: str, name: str) -> dict[str, object]:
@@ -180,11 +181,22 @@ class TestReadRequestDirectory:
         assert metadata.name == "my-claim"
 
     def test_two_drivers_sorted(self, tmp_path: Path, gpu_dir: Path) -> None:  # §12.3 case 2
-        put(gpu_dir, "nic.example.com-metadata.json", metadata_object("nic.example.com", {"nic": ["n0"]}))
-        put(gpu_dir, "gpu.example.com-metadata.json", metadata_object("gpu.example.com", {"gpu": ["g0"]}))
+        put(
+            gpu_dir,
+            "nic.example.com-metadata.json",
+            metadata_object("nic.example.com", {"nic": ["n0"]}),
+        )
+        put(
+            gpu_dir,
+            "gpu.example.com-metadata.json",
+            metadata_object("gpu.example.com", {"gpu": ["g0"]}),
+        )
         metadata = read_claim_metadata("my-claim", "gpu", root=tmp_path)
         assert [request.name for request in metadata.requests] == ["gpu", "nic"]
-        assert [source.driver for source in metadata.sources] == ["gpu.example.com", "nic.example.com"]
+        assert [source.driver for source in metadata.sources] == [
+            "gpu.example.com",
+            "nic.example.com",
+        ]
 
     def test_requests_merged_by_name(self, tmp_path: Path, gpu_dir: Path) -> None:  # case 3
         put(
@@ -209,7 +221,11 @@ class TestReadRequestDirectory:
         assert merged["single-gpu"] == [("gpu.example.com", "gpu-1")]
         assert merged["gpu-1"] == [("gpu.example.com", "gpu-2"), ("mlx.example.com", "mlx-1")]
         # Kept because both files agree; generation is per file, so it is not merged.
-        assert (metadata.name, metadata.namespace, metadata.uid) == ("my-claim", "default", "uid-1234")
+        assert (metadata.name, metadata.namespace, metadata.uid) == (
+            "my-claim",
+            "default",
+            "uid-1234",
+        )
         assert metadata.generation == 0
         assert [source.generation for source in metadata.sources] == [1, 1]
 
@@ -236,8 +252,15 @@ class TestReadRequestDirectory:
         metadata = read_template_metadata("my-gpu", "gpu", root=tmp_path)
         assert metadata.pod_claim_name == "my-gpu"  # the first one set
 
-    def test_dot_files_are_included_and_sorted_bytewise(self, tmp_path: Path, gpu_dir: Path) -> None:
-        for name in ("b-metadata.json", ".hidden-metadata.json", "B-metadata.json", "é-metadata.json"):
+    def test_dot_files_are_included_and_sorted_bytewise(
+        self, tmp_path: Path, gpu_dir: Path
+    ) -> None:
+        for name in (
+            "b-metadata.json",
+            ".hidden-metadata.json",
+            "B-metadata.json",
+            "é-metadata.json",
+        ):
             put(gpu_dir, name, metadata_object(name.split("-")[0], {name: ["d"]}))
         metadata = read_claim_metadata("my-claim", "gpu", root=tmp_path)
         assert [source.driver for source in metadata.sources] == [".hidden", "B", "b", "é"]

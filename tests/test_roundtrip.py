@@ -5,19 +5,22 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import SHARED_UPSTREAM, UPSTREAM
-from helpers import V1ALPHA1, V1BETA1
 from hypothesis import HealthCheck, given, settings
 
 from dra_metadata import decode_stream, strategies
 from dra_metadata.writer import encode_stream
+
+from conftest import SHARED_UPSTREAM, UPSTREAM
+from helpers import V1ALPHA1, V1BETA1
 
 
 @pytest.mark.parametrize(
     ("fixture", "versions"),
     [("HEAD", (V1BETA1, V1ALPHA1)), ("v1.36.0", (V1ALPHA1,))],
 )
-def test_upstream_fixtures_round_trip_byte_for_byte(fixture: str, versions: tuple[str, ...]) -> None:
+def test_upstream_fixtures_round_trip_byte_for_byte(
+    fixture: str, versions: tuple[str, ...]
+) -> None:
     data = (UPSTREAM / fixture / "metadata.json").read_bytes()
     assert encode_stream(decode_stream(data).metadata, versions=versions) == data
 
@@ -77,7 +80,9 @@ def test_minimal_object_layout(tmp_path: Path) -> None:
 
     metadata = DeviceMetadata(
         metadata=ObjectMeta(name="c", namespace="ns", uid="u", generation=1),
-        requests=[DeviceMetadataRequest(name="r", devices=[Device(driver="d", pool="p", name="n")])],
+        requests=[
+            DeviceMetadataRequest(name="r", devices=[Device(driver="d", pool="p", name="n")])
+        ],
     )
     assert encode_stream(metadata, versions=[V1BETA1]) == (
         b'{\n  "kind": "DeviceMetadata",\n  "apiVersion": "metadata.resource.k8s.io/v1beta1",\n'
