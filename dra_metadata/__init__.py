@@ -5,9 +5,7 @@
 >>> [device.attribute("uuid") for device in metadata.devices]  # doctest: +SKIP
 """
 
-from __future__ import annotations
-
-from typing import Any
+from typing import Any as _Any
 
 from dra_metadata._decode import DecodeResult, decode_stream
 from dra_metadata._errors import (
@@ -101,7 +99,7 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> _Any:
     if name == "__version__":  # looked up on demand: reading package metadata costs import time
         from importlib.metadata import version  # noqa: PLC0415
 

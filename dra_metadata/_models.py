@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field, fields
 from datetime import datetime
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Annotated, Any, TypeVar
 
 from dra_metadata._errors import AttributeValueError
 
@@ -255,17 +255,19 @@ class AttributeMap(Mapping[str, DeviceAttribute]):
     def __repr__(self) -> str:
         return f"AttributeMap({dict(self.items())!r})"
 
-    @classmethod
-    def __get_pydantic_core_schema__(cls, source: Any, handler: Any) -> Any:
-        """Let pydantic validate, serialize and describe (JSON Schema) attribute maps."""
+
+class _AttributeMapSchema:
+    """Annotation marker: how pydantic validates, serializes and describes attribute maps."""
+
+    def __get_pydantic_core_schema__(self, source: Any, handler: Any) -> Any:
         from pydantic_core import core_schema  # noqa: PLC0415 - pydantic only when asked
 
         as_dict = handler.generate_schema(dict[str, DeviceAttribute])
-        from_dict = core_schema.no_info_after_validator_function(cls, as_dict)
+        from_dict = core_schema.no_info_after_validator_function(AttributeMap, as_dict)
         return core_schema.json_or_python_schema(
             json_schema=from_dict,
             python_schema=core_schema.union_schema(
-                [core_schema.is_instance_schema(cls), from_dict]
+                [core_schema.is_instance_schema(AttributeMap), from_dict]
             ),
             serialization=core_schema.plain_serializer_function_ser_schema(
                 dict, return_schema=as_dict
@@ -313,7 +315,10 @@ class Device:
     driver: str = ""
     pool: str = ""
     name: str = ""
-    attributes: AttributeMap = field(default_factory=AttributeMap)
+    attributes: Annotated[Mapping[str, DeviceAttribute], _AttributeMapSchema()] = field(
+        default_factory=AttributeMap
+    )
+    """Qualified name -> attribute; always an AttributeMap (a read-only Mapping)."""
     network_data: NetworkDeviceData | None = None
 
     __pydantic_config__ = _PYDANTIC_CONFIG

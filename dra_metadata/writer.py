@@ -18,7 +18,6 @@ from typing import Any, Literal
 import orjson
 
 from dra_metadata._models import (
-    AttributeMap,
     Device,
     DeviceAttribute,
     DeviceMetadata,
@@ -179,7 +178,7 @@ def _network_data(data: NetworkDeviceData) -> dict[str, Any]:
 
 def _device(device: Device) -> dict[str, Any]:
     wire: dict[str, Any] = {"driver": device.driver, "pool": device.pool, "name": device.name}
-    attributes: AttributeMap = device.attributes
+    attributes = device.attributes
     if attributes:
         wire["attributes"] = {key: _attribute(attributes[key]) for key in sorted(attributes)}
     if device.network_data is not None:

@@ -1,0 +1,100 @@
+"""Shared pieces of the benchmarks: the realistic stream and timing helpers."""
+
+from __future__ import annotations
+
+import statistics
+import subprocess
+import sys
+import time
+import timeit
+from collections.abc import Callable
+
+from dra_metadata import (
+    Device,
+    DeviceAttribute,
+    DeviceMetadata,
+    DeviceMetadataRequest,
+    NetworkDeviceData,
+    ObjectMeta,
+)
+from dra_metadata.writer import encode_stream
+
+
+def _key(index: int) -> str:
+    """Drivers publish both qualified and unqualified names."""
+    return f"gpu.example.com/attribute{index}" if index % 3 else f"attr{index}"
+
+
+def realistic_metadata(devices: int = 8, attributes: int = 32) -> DeviceMetadata:
+    """A request with ``devices`` devices of ``attributes`` attributes each, with network data."""
+
+    def attribute(index: int, device: int) -> DeviceAttribute:
+        kind = index % 4
+        if kind == 0:
+            return DeviceAttribute(int=index * 1000 + device)
+        if kind == 1:
+            return DeviceAttribute(string=f"value-{device}-{index}-0000:{index:02x}:00.0")
+        if kind == 2:
+            return DeviceAttribute(bool=index % 8 == 2)
+        return DeviceAttribute(version=f"{index}.{device}.0")
+
+    return DeviceMetadata(
+        metadata=ObjectMeta(name="training", namespace="ml", uid="0d5c1c52-6a4e", generation=3),
+        requests=[
+            DeviceMetadataRequest(
+                name="gpu",
+                devices=[
+                    Device(
+                        driver="gpu.example.com",
+                        pool="node-a",
+                        name=f"gpu-{device}",
+                        attributes={
+                            _key(index): attribute(index, device) for index in range(attributes)
+                        },
+                        network_data=NetworkDeviceData(
+                            interface_name=f"net{device}",
+                            ips=(f"10.0.{device}.5/24", f"fd00::{device}:5/64"),
+                            hardware_address=f"02:42:ac:11:00:{device:02x}",
+                        ),
+                    )
+                    for device in range(devices)
+                ],
+            )
+        ],
+    )
+
+
+def realistic_stream() -> bytes:
+    """The realistic object as the upstream writer would write it: v1beta1, then v1alpha1."""
+    return encode_stream(realistic_metadata())
+
+
+def best_seconds(function: Callable[[], object], *, number: int, repeat: int = 7) -> float:
+    """The best time of one call over ``repeat`` rounds of ``number`` calls."""
+    return min(timeit.repeat(function, number=number, repeat=repeat)) / number
+
+
+def interleaved_best(
+    functions: dict[str, Callable[[], object]], *, number: int, rounds: int = 7
+) -> dict[str, float]:
+    """Best time per call of each function, measured round-robin so noise hits all alike."""
+    best = dict.fromkeys(functions, float("inf"))
+    for _ in range(rounds):
+        for name, function in functions.items():
+            best[name] = min(best[name], best_seconds(function, number=number, repeat=1))
+    return best
+
+
+def process_seconds(commands: dict[str, list[str]], *, runs: int) -> dict[str, float]:
+    """Median wall time of each command, run round-robin ``runs`` times."""
+    samples: dict[str, list[float]] = {name: [] for name in commands}
+    for _ in range(runs):
+        for name, command in commands.items():
+            start = time.perf_counter()
+            subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
+            samples[name].append(time.perf_counter() - start)
+    return {name: statistics.median(values) for name, values in samples.items()}
+
+
+def python(code: str) -> list[str]:
+    return [sys.executable, "-c", code]

@@ -1,0 +1,66 @@
+"""The project's own promises: public API surface, README commands, CI script, benchmarks."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+
+import pytest
+
+import dra_metadata
+
+from conftest import REPO
+
+
+def test_all_is_sorted_and_complete() -> None:
+    # Sorted as ruff's RUF022 keeps it: CONSTANTS, then Classes, then functions.
+    def kind(name: str) -> tuple[int, str]:
+        return (0 if name.isupper() else 1 if name[0].isupper() else 2, name)
+
+    assert dra_metadata.__all__ == sorted(dra_metadata.__all__, key=kind)
+    for name in dra_metadata.__all__:
+        assert hasattr(dra_metadata, name), name
+    public = {name for name in vars(dra_metadata) if not name.startswith("_")}
+    modules = {"writer", "strategies", "testing", "cli"}
+    assert public - modules == set(dra_metadata.__all__)
+
+
+def test_version() -> None:
+    assert re.match(r"\d+\.\d+", dra_metadata.__version__)
+    with pytest.raises(AttributeError):
+        _ = dra_metadata.no_such_name  # type: ignore[attr-defined]
+
+
+def test_readme_test_command_is_what_ci_runs() -> None:
+    readme = (REPO / "README.md").read_text()
+    ci = (REPO / ".ci" / "run").read_text()
+    commands = re.findall(r"```sh\n(.*?)\n```", readme, flags=re.DOTALL)
+    test_command = next(command for command in commands if "pytest" in command)
+    assert test_command in ci.splitlines()
+
+
+def test_readme_run_command_works() -> None:
+    readme = (REPO / "README.md").read_text()
+    run = next(
+        c for c in re.findall(r"```sh\n(.*?)\n```", readme, flags=re.DOTALL) if "examples" in c
+    )
+    # The install part needs the network; the part that runs must work as written.
+    runs_example = run.split(" && ", 2)[-1]
+    command = runs_example.replace(".venv/bin/python", sys.executable)
+    result = subprocess.run(  # noqa: S602 - the README's command, as a user types it
+        command, shell=True, cwd=REPO, capture_output=True, text=True, check=True, timeout=60
+    )
+    assert "GPUs for training" in result.stdout
+
+
+@pytest.mark.parametrize("script", sorted(p.name for p in (REPO / "benchmarks").glob("bench_*.py")))
+def test_benchmarks_run(script: str) -> None:
+    result = subprocess.run(
+        [sys.executable, str(REPO / "benchmarks" / script), "--quick"],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=300,
+    )
+    assert "x" in result.stdout
