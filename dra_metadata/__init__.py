@@ -17,6 +17,7 @@ from dra_metadata._errors import (
     MetadataNotFoundError,
     MetadataReadError,
     MetadataTooLargeError,
+    MetadataValidationError,
     NoCompatibleVersionError,
     NoMetadataError,
 )
@@ -52,6 +53,8 @@ from dra_metadata._read import (
     read_metadata_file,
     read_template_metadata,
 )
+from dra_metadata._schema import json_schema
+from dra_metadata._validate import FieldError, validate
 from dra_metadata._versions import GROUP_NAME, KIND, KNOWN_API_VERSIONS
 
 __all__ = [
@@ -73,6 +76,7 @@ __all__ = [
     "DeviceMetadata",
     "DeviceMetadataError",
     "DeviceMetadataRequest",
+    "FieldError",
     "InvalidNameError",
     "ManagedFieldsEntry",
     "MetadataConflictError",
@@ -81,6 +85,7 @@ __all__ = [
     "MetadataReadError",
     "MetadataSource",
     "MetadataTooLargeError",
+    "MetadataValidationError",
     "NetworkDeviceData",
     "NoCompatibleVersionError",
     "NoMetadataError",
@@ -88,6 +93,7 @@ __all__ = [
     "OwnerReference",
     "decode_stream",
     "default_root",
+    "json_schema",
     "metadata_file_name",
     "read_claim_metadata",
     "read_metadata_file",
@@ -96,6 +102,7 @@ __all__ = [
     "resource_claim_request_dir",
     "resource_claim_template_file_path",
     "resource_claim_template_request_dir",
+    "validate",
 ]
 
 

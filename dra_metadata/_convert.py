@@ -29,6 +29,8 @@ from dra_metadata._models import (
 )
 
 _M = TypeVar("_M")
+_AttributeQueue = list[tuple[dict[str, Any], str, AttributeMap]]
+"""Attribute maps waiting to be checked: wire object, device path, the map made of it."""
 
 
 class WireTypeError(Exception):
@@ -265,8 +267,11 @@ _ZERO = {int: 0, bool: False, str: ""}
 _EXPECTED = {int: "an integer in the int64 range", bool: "true or false", str: "a string"}
 
 
-def _check_attribute_maps(maps: list[tuple[dict[str, Any], str]]) -> None:
+def _check_attribute_maps(maps: _AttributeQueue) -> bool:
     """Type-check the wire ``attributes`` objects of all devices at once.
+
+    Returns whether every attribute turned out to hold exactly one scalar member, which spares
+    validation from looking at them again.
 
     This is the hot path of decoding, so every loop runs in C (map, chain, list comparison)
     over all attributes of the object together: the type each member name calls for is compared
@@ -274,7 +279,7 @@ def _check_attribute_maps(maps: list[tuple[dict[str, Any], str]]) -> None:
     else (null values, several or unknown members, lists, integers out of range) takes the
     precise path, which also names the culprit.
     """
-    values = list(_chain(map(dict.values, [attributes for attributes, _ in maps])))
+    values = list(_chain(map(dict.values, [attributes for attributes, _, _ in maps])))
     try:
         names = list(_chain(values))
         if len(names) != len(values):
@@ -284,19 +289,20 @@ def _check_attribute_maps(maps: list[tuple[dict[str, Any], str]]) -> None:
         members: list[Any] = list(map(_getitem, values, names))
     except (TypeError, KeyError):
         _check_one_by_one(maps)
-        return
+        return False
     found = list(map(type, members))
     if list(map(_MEMBER_TYPES.get, names)) != found or list in found:
         _check_one_by_one(maps)
-        return
+        return False
     if int in found:
         ints: list[int] = list(_compress(members, map(_is, found, _repeat(int))))
         if max(ints) > INT64_MAX or min(ints) < INT64_MIN:
-            _check_one_by_one(maps)
+            _check_one_by_one(maps)  # raises
+    return True
 
 
-def _check_one_by_one(maps: list[tuple[dict[str, Any], str]]) -> None:
-    for attributes, device_path in maps:
+def _check_one_by_one(maps: _AttributeQueue) -> None:
+    for attributes, device_path, _ in maps:
         _check_attributes_one_by_one(attributes, f"{device_path}.attributes")
 
 
@@ -341,17 +347,17 @@ def _network_data(value: object, device_path: str) -> NetworkDeviceData:
     return _build_network_data(interface_name, ips, hardware_address)
 
 
-def _device(value: object, path: str, attribute_maps: list[tuple[dict[str, Any], str]]) -> Device:
+def _device(value: object, path: str, attribute_maps: _AttributeQueue) -> Device:
     """A Device; its attributes are queued in ``attribute_maps`` to be checked all together."""
     raw = value if type(value) is dict else _object(value, path)
     get = raw.get
     driver, pool, name = get("driver"), get("pool"), get("name")
     attributes = get("attributes")
-    if type(attributes) is dict:
-        if attributes:
-            attribute_maps.append((attributes, path))
-    else:
+    if type(attributes) is not dict:
         attributes = _object(attributes, f"{path}.attributes")
+    attribute_map = AttributeMap.from_checked_wire(attributes)
+    if attributes:
+        attribute_maps.append((attributes, path, attribute_map))
     if type(driver) is not str:
         driver = _str(driver, f"{path}.driver")
     if type(pool) is not str:
@@ -363,14 +369,12 @@ def _device(value: object, path: str, attribute_maps: list[tuple[dict[str, Any],
         driver,
         pool,
         name,
-        AttributeMap.from_checked_wire(attributes),
+        attribute_map,
         None if network_data is None else _network_data(network_data, path),
     )
 
 
-def _request(
-    value: object, path: str, attribute_maps: list[tuple[dict[str, Any], str]]
-) -> DeviceMetadataRequest:
+def _request(value: object, path: str, attribute_maps: _AttributeQueue) -> DeviceMetadataRequest:
     raw = _object(value, path)
     devices_path = f"{path}.devices"
     devices = _list(raw.get("devices"), devices_path)
@@ -412,13 +416,14 @@ def _object_meta(value: object) -> ObjectMeta:
 
 def metadata_from_wire(raw: dict[str, Any], api_version: str) -> DeviceMetadata:
     """A DeviceMetadata from one parsed wire object; raises WireTypeError."""
-    attribute_maps: list[tuple[dict[str, Any], str]] = []
+    attribute_maps: _AttributeQueue = []
     requests = tuple(
         _request(request, f"requests[{index}]", attribute_maps)
         for index, request in enumerate(_list(raw.get("requests"), "requests"))
     )
-    if attribute_maps:
-        _check_attribute_maps(attribute_maps)
+    if attribute_maps and _check_attribute_maps(attribute_maps):
+        for _, _, attribute_map in attribute_maps:
+            attribute_map.one_scalar_member_each = True
     return _build_metadata(
         api_version,
         _object_meta(raw.get("metadata")),

@@ -8,7 +8,7 @@ a kind is skipped and remembered; everything else that goes wrong is fatal.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +16,9 @@ import orjson
 
 from dra_metadata._convert import WireTypeError, describe, metadata_from_wire
 from dra_metadata._errors import MetadataDecodeError, NoCompatibleVersionError, NoMetadataError
-from dra_metadata._models import DeviceMetadata
+from dra_metadata._models import DeviceMetadata, builder
+from dra_metadata._validate import FieldError, Profile
+from dra_metadata._validate import validate as validate_metadata
 from dra_metadata._versions import KIND, KNOWN_API_VERSIONS, ApiVersionError, normalize_api_version
 
 _WHITESPACE = re.compile(rb"[ \t\r\n]*")
@@ -26,15 +28,21 @@ _SEPARATOR = b"}\n{"
 _WINDOW = 256
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class DecodeResult:
-    """What decode_stream found: the object, the version it came from, the versions skipped."""
+    """What decode_stream found: the object, the version it came from, the versions skipped,
+    and (when asked for) the validation findings, which never prevent decoding."""
 
     metadata: DeviceMetadata
     api_version: str
     skipped_versions: tuple[str, ...] = ()
+    errors: tuple[FieldError, ...] = ()
+    """Validation findings (``validate=``); empty when valid or not validated."""
 
     __module__ = "dra_metadata"
+
+
+_build_result = builder(DecodeResult)
 
 
 class _ReadError(Exception):
@@ -123,9 +131,8 @@ def decode_bytes(data: bytes, path: Path | None = None) -> DecodeResult:
             ) from None
         api_version = _object_api_version(value, index, path)
         if api_version in _KNOWN:
-            return DecodeResult(
-                _decode_known(value, api_version, index, path), api_version, tuple(skipped)
-            )
+            metadata = _decode_known(value, api_version, index, path)
+            return _build_result(metadata, api_version, tuple(skipped), ())
         skipped.append(api_version)
     if skipped:
         versions = ", ".join(skipped)
@@ -142,38 +149,43 @@ def decode_bytes(data: bytes, path: Path | None = None) -> DecodeResult:
     )
 
 
+def _fatal(
+    message: str, index: int, path: Path | None, api_version: str | None = None
+) -> MetadataDecodeError:
+    prefix = f"decode {api_version}" if api_version else "decode metadata object"
+    return MetadataDecodeError(
+        f"{prefix}: object {index} {message}",
+        path=path,
+        object_index=index,
+        api_version=api_version,
+    )
+
+
 def _object_api_version(value: Any, index: int, path: Path | None) -> str:
     """The normalized apiVersion of a stream object; raises for objects that must not be skipped.
 
     An unknown version is returned (to be skipped) only when the object also has a kind.
     """
-
-    def fatal(message: str, api_version: str | None = None) -> MetadataDecodeError:
-        prefix = f"decode {api_version}" if api_version else "decode metadata object"
-        return MetadataDecodeError(
-            f"{prefix}: object {index} {message}",
-            path=path,
-            object_index=index,
-            api_version=api_version,
-        )
-
     if type(value) is not dict:
-        raise fatal(f"is {describe(value)}, not a JSON object")
+        raise _fatal(f"is {describe(value)}, not a JSON object", index, path)
     kind = value.get("kind")
     api_version = value.get("apiVersion")
+    if kind == KIND and api_version in _KNOWN:  # the usual case
+        return api_version  # type: ignore[no-any-return]
     for key, found in (("kind", kind), ("apiVersion", api_version)):
         if found is not None and type(found) is not str:
-            raise fatal(f'has a "{key}" that is {describe(found)}, not a string')
+            raise _fatal(f'has a "{key}" that is {describe(found)}, not a string', index, path)
     try:
         normalized = normalize_api_version(api_version or "")
     except ApiVersionError as error:
         if not kind:
-            raise fatal('has no "kind"') from None
-        raise fatal(f'has no usable "apiVersion": {error}') from None
+            raise _fatal('has no "kind"', index, path) from None
+        raise _fatal(f'has no usable "apiVersion": {error}', index, path) from None
     if not kind:
-        raise fatal('has no "kind"', normalized)
+        raise _fatal('has no "kind"', index, path, normalized)
     if normalized in _KNOWN and kind != KIND:
-        raise fatal(f'has kind "{kind}"; the only kind of this version is {KIND}', normalized)
+        message = f'has kind "{kind}"; the only kind of this version is {KIND}'
+        raise _fatal(message, index, path, normalized)
     return normalized
 
 
@@ -192,12 +204,26 @@ def _decode_known(
         ) from None
 
 
-def decode_stream(data: bytes | str) -> DecodeResult:
+def resolve_profile(validate: bool | Profile) -> Profile | None:
+    """The validation profile a ``validate=`` option asks for, or None for no validation."""
+    if validate is False:
+        return None
+    if validate is True:
+        return "metadata"
+    if validate in {"metadata", "strict"}:
+        return validate
+    raise ValueError(f"validate must be False, True, 'metadata' or 'strict', not {validate!r}")
+
+
+def decode_stream(data: bytes | str, *, validate: bool | Profile = False) -> DecodeResult:
     """Decode a metadata stream as the Go reference does and return the first usable object.
 
     Raises MetadataDecodeError (and its subclasses NoMetadataError, NoCompatibleVersionError)
-    naming the object and the field at fault.
+    naming the object and the field at fault. With ``validate`` (True for the upstream rules,
+    "strict" for the API server's too), the findings are in ``.errors``; the object is
+    returned all the same.
     """
+    profile = resolve_profile(validate)
     if isinstance(data, str):
         try:
             data = data.encode("utf-8")
@@ -205,4 +231,8 @@ def decode_stream(data: bytes | str) -> DecodeResult:
             raise MetadataDecodeError(f"read metadata object from stream: {error}") from None
     elif not isinstance(data, bytes):
         data = bytes(data)
-    return decode_bytes(data)
+    result = decode_bytes(data)
+    if profile is None:
+        return result
+    errors = validate_metadata(result.metadata, profile=profile)
+    return replace(result, errors=errors)

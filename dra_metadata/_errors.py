@@ -4,6 +4,11 @@ from __future__ import annotations
 
 import errno
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from dra_metadata._models import DeviceMetadata
+    from dra_metadata._validate import FieldError
 
 
 class DeviceMetadataError(Exception):
@@ -131,3 +136,22 @@ class AttributeValueError(DeviceMetadataError, ValueError):
     """A device attribute does not have exactly one value member set, so it has no single value."""
 
     __module__ = "dra_metadata"
+
+
+class MetadataValidationError(DeviceMetadataError):
+    """The metadata decoded but breaks validation rules.
+
+    Nothing is lost: `.metadata` is the decoded object and `.errors` the FieldErrors.
+    """
+
+    __module__ = "dra_metadata"
+
+    def __init__(
+        self, errors: tuple[FieldError, ...], metadata: DeviceMetadata, *, path: Path | None
+    ) -> None:
+        shown = "; ".join(str(error) for error in errors[:5])
+        more = f"; and {len(errors) - 5} more" if len(errors) > 5 else ""
+        count = f"{len(errors)} validation error{'s' if len(errors) != 1 else ''}"
+        super().__init__(f"{count}: {shown}{more}", path=path)
+        self.errors = errors
+        self.metadata = metadata

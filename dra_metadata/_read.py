@@ -9,12 +9,13 @@ from dataclasses import fields, replace
 from pathlib import Path
 from typing import Any
 
-from dra_metadata._decode import decode_bytes
+from dra_metadata._decode import decode_bytes, resolve_profile
 from dra_metadata._errors import (
     MetadataConflictError,
     MetadataNotFoundError,
     MetadataReadError,
     MetadataTooLargeError,
+    MetadataValidationError,
     NoMetadataError,
 )
 from dra_metadata._models import DeviceMetadata, DeviceMetadataRequest, MetadataSource, ObjectMeta
@@ -25,6 +26,7 @@ from dra_metadata._paths import (
     metadata_file_name,
     request_dir,
 )
+from dra_metadata._validate import Profile, iter_source_errors
 
 DEFAULT_MAX_SIZE = 4 * 1024 * 1024
 """Files larger than this (4 MiB) are refused without being read whole."""
@@ -113,16 +115,33 @@ def _with_sources(metadata: DeviceMetadata, sources: tuple[MetadataSource, ...])
     return replace(metadata, sources=sources)
 
 
-def read_metadata_file(path: StrPath, *, max_size: int = DEFAULT_MAX_SIZE) -> DeviceMetadata:
-    """Read and decode one metadata file (any path; no validation).
+def _checked(
+    metadata: DeviceMetadata,
+    validate: bool | Profile,
+    path: Path,
+) -> DeviceMetadata:
+    profile = resolve_profile(validate)
+    if profile is not None:
+        errors = tuple(iter_source_errors(metadata, profile))
+        if errors:
+            raise MetadataValidationError(errors, metadata, path=path)
+    return metadata
 
-    The driver in `sources` comes from the file name when it ends in ``-metadata.json``.
+
+def read_metadata_file(
+    path: StrPath, *, validate: bool | Profile = False, max_size: int = DEFAULT_MAX_SIZE
+) -> DeviceMetadata:
+    """Read and decode one metadata file (any path).
+
+    The driver in `sources` comes from the file name when it ends in ``-metadata.json``. With
+    ``validate`` (True or "strict") an invalid file raises MetadataValidationError, which
+    carries the decoded object and the findings.
     """
     file_path = Path(path)
     name = file_path.name
     driver = driver_of_file_name(name) if name.endswith(METADATA_FILE_SUFFIX) else None
     source = _read_source(file_path, driver, max_size)
-    return _with_sources(source.metadata, (source,))
+    return _checked(_with_sources(source.metadata, (source,)), validate, file_path)
 
 
 def list_metadata_files(directory: Path) -> list[Path]:
@@ -212,13 +231,14 @@ def merge_sources(sources: tuple[MetadataSource, ...], directory: Path) -> Devic
     )
 
 
-def read_metadata(  # noqa: PLR0913 - the public readers' options, passed on
+def read_metadata(
     claim_name: str,
     request_name: str,
     *,
     template: bool,
     driver: str | None,
     root: StrPath | None,
+    validate: bool | Profile,
     max_size: int,
 ) -> DeviceMetadata:
     """One driver's file, or the merge of all files of the request directory."""
@@ -226,8 +246,8 @@ def read_metadata(  # noqa: PLR0913 - the public readers' options, passed on
     if driver is not None:
         path = directory / metadata_file_name(driver)
         source = _read_source(path, driver, max_size)
-        return _with_sources(source.metadata, (source,))
-    return read_request_dir(directory, max_size=max_size)
+        return _checked(_with_sources(source.metadata, (source,)), validate, path)
+    return _checked(read_request_dir(directory, max_size=max_size), validate, directory)
 
 
 def read_claim_metadata(
@@ -236,14 +256,23 @@ def read_claim_metadata(
     *,
     driver: str | None = None,
     root: StrPath | None = None,
+    validate: bool | Profile = False,
     max_size: int = DEFAULT_MAX_SIZE,
 ) -> DeviceMetadata:
     """Metadata of one request of a claim referenced by name (``resourceClaimName``).
 
     With ``driver``: that driver's file. Without: every driver's file of the request, merged.
+    With ``validate`` (True or "strict") each file is validated in its own API version and an
+    invalid one raises MetadataValidationError, which carries the metadata and the findings.
     """
     return read_metadata(
-        claim_name, request_name, template=False, driver=driver, root=root, max_size=max_size
+        claim_name,
+        request_name,
+        template=False,
+        driver=driver,
+        root=root,
+        validate=validate,
+        max_size=max_size,
     )
 
 
@@ -253,6 +282,7 @@ def read_template_metadata(
     *,
     driver: str | None = None,
     root: StrPath | None = None,
+    validate: bool | Profile = False,
     max_size: int = DEFAULT_MAX_SIZE,
 ) -> DeviceMetadata:
     """Metadata of one request of a claim made from a ResourceClaimTemplate.
@@ -260,5 +290,11 @@ def read_template_metadata(
     ``pod_claim_name`` is the pod-local name (``pod.spec.resourceClaims[].name``).
     """
     return read_metadata(
-        pod_claim_name, request_name, template=True, driver=driver, root=root, max_size=max_size
+        pod_claim_name,
+        request_name,
+        template=True,
+        driver=driver,
+        root=root,
+        validate=validate,
+        max_size=max_size,
     )

@@ -1,0 +1,393 @@
+"""Validation of DeviceMetadata, apart from decoding (spec §5).
+
+Profile ``"metadata"`` applies exactly the rules of the upstream metadata validator (§5.1).
+Profile ``"strict"`` adds the API server's rules for the same embedded types in ResourceSlices
+and claim status (§5.2), so a driver author learns whether the data would pass those too.
+Rules are kept per API version so that they can diverge; today both versions share them.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import re
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any, Literal
+
+from dra_metadata._models import (
+    ATTRIBUTE_MEMBERS,
+    Device,
+    DeviceAttribute,
+    DeviceMetadata,
+    NetworkDeviceData,
+)
+from dra_metadata._versions import KNOWN_API_VERSIONS, V1ALPHA1, V1BETA1
+
+Profile = Literal["metadata", "strict"]
+ErrorType = Literal["required", "invalid", "too_long", "too_many", "duplicate", "not_supported"]
+
+_MESSAGES: dict[str, str] = {
+    "required": "Required value",
+    "invalid": "Invalid value",
+    "too_long": "Too long",
+    "too_many": "Too many",
+    "duplicate": "Duplicate value",
+    "not_supported": "Unsupported value",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class FieldError:
+    """One validation finding, named by its wire path (``requests[0].devices[1].driver``)."""
+
+    path: str
+    type: ErrorType
+    value: Any
+    detail: str = ""
+    file: Path | None = None
+    """The file the object came from, when validation ran on a file."""
+
+    __module__ = "dra_metadata"
+
+    def __str__(self) -> str:
+        message = _MESSAGES[self.type]
+        if self.type in {"invalid", "duplicate", "not_supported"}:
+            message += f": {_show(self.value)}"
+        if self.detail:
+            message += f": {self.detail}"
+        where = f"{self.file}: " if self.file is not None else ""
+        return f"{where}{self.path}: {message}"
+
+
+def _show(value: object) -> str:
+    if isinstance(value, str):
+        return '"' + (value if len(value) <= 80 else value[:77] + "...") + '"'
+    return repr(value)
+
+
+# Formats (spec §5.1). Lengths are byte lengths.
+
+_LABEL = r"[a-z0-9]([-a-z0-9]*[a-z0-9])?"
+_SUBDOMAIN = rf"{_LABEL}(\.{_LABEL})*"
+_SEMVER = (
+    r"(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)"
+    r"(-(0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*)(\.(0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*))*)?"
+    r"(\+[0-9a-zA-Z-]+(\.[0-9a-zA-Z-]+)*)?"
+)
+
+
+@cache
+def _pattern(name: str) -> re.Pattern[str]:
+    """Compiled on first use: validation is optional, import time is not."""
+    return {
+        "label": lambda: re.compile(_LABEL),
+        "subdomain": lambda: re.compile(_SUBDOMAIN),
+        "subdomain-caseless": lambda: re.compile(_SUBDOMAIN, re.IGNORECASE),
+        "c-identifier": lambda: re.compile(r"[A-Za-z_][A-Za-z0-9_]*"),
+        "semver": lambda: re.compile(_SEMVER, re.ASCII),
+    }[name]()
+
+
+_LABEL_DETAIL = (
+    "must be a lowercase RFC 1123 label: at most 63 characters of a-z, 0-9 and '-', "
+    "starting and ending with a letter or digit"
+)
+_SUBDOMAIN_DETAIL = (
+    "must be an RFC 1123 subdomain: at most 253 characters, dot-separated labels of "
+    "a-z, 0-9 and '-'"
+)
+
+
+def _size(text: str) -> int:
+    return len(text.encode("utf-8", "surrogatepass"))
+
+
+def _is_label(text: str) -> bool:
+    return _size(text) <= 63 and _pattern("label").fullmatch(text) is not None
+
+
+def _is_subdomain(text: str, pattern: str = "subdomain") -> bool:
+    return _size(text) <= 253 and _pattern(pattern).fullmatch(text) is not None
+
+
+def _is_pool_name(text: str) -> bool:
+    return _size(text) <= 253 and all(_is_subdomain(part) for part in text.split("/"))
+
+
+_Errors = list[FieldError]
+
+
+class _Rules:
+    """The rules of one API version; `strict` adds the API server's rules."""
+
+    def __init__(self, *, strict: bool) -> None:
+        self.strict = strict
+        # Names repeat across devices (drivers, pools): remember which ones were fine.
+        self._good_names: dict[tuple[str, str], bool] = {}
+
+    def check(self, metadata: DeviceMetadata) -> _Errors:
+        errors: _Errors = []
+        meta = metadata.metadata
+        if meta.generation < 0:
+            errors.append(
+                FieldError("metadata.generation", "invalid", meta.generation, "must be >= 0")
+            )
+        for index, entry in enumerate(meta.managed_fields):
+            path = f"metadata.managedFields[{index}].operation"
+            if not entry.operation:
+                errors.append(FieldError(path, "required", entry.operation))
+            elif entry.operation not in {"Apply", "Update"}:
+                errors.append(
+                    FieldError(
+                        path, "not_supported", entry.operation, 'supported: "Apply", "Update"'
+                    )
+                )
+        if metadata.pod_claim_name is not None and not _is_label(metadata.pod_claim_name):
+            errors.append(
+                FieldError("podClaimName", "invalid", metadata.pod_claim_name, _LABEL_DETAIL)
+            )
+        for request_index, request in enumerate(metadata.requests):
+            request_path = f"requests[{request_index}]"
+            if not request.name:
+                errors.append(FieldError(f"{request_path}.name", "required", request.name))
+            for device_index, device in enumerate(request.devices):
+                self._device(device, f"{request_path}.devices[{device_index}]", errors)
+        return errors
+
+    def _name(
+        self, kind: str, value: str, path: str, errors: _Errors, check: Callable[[str], bool]
+    ) -> None:
+        key = (kind, value)
+        good = self._good_names.get(key)
+        if good is None:
+            good = self._good_names[key] = check(value)
+        if not good:
+            detail = _LABEL_DETAIL if kind == "name" else _SUBDOMAIN_DETAIL
+            if kind == "pool":
+                detail += " ('/' separates such names)"
+            errors.append(FieldError(path, "invalid", value, detail))
+
+    def _device(self, device: Device, path: str, errors: _Errors) -> None:
+        driver = device.driver
+        if not driver:
+            errors.append(FieldError(f"{path}.driver", "required", driver))
+        else:
+            if _size(driver) > 63:
+                errors.append(
+                    FieldError(
+                        f"{path}.driver", "too_long", driver, "may not be more than 63 bytes"
+                    )
+                )
+            self._name(
+                "driver",
+                driver,
+                f"{path}.driver",
+                errors,
+                lambda text: _is_subdomain(text, "subdomain-caseless"),
+            )
+        if not device.pool:
+            errors.append(FieldError(f"{path}.pool", "required", device.pool))
+        else:
+            self._name("pool", device.pool, f"{path}.pool", errors, _is_pool_name)
+        if not device.name:
+            errors.append(FieldError(f"{path}.name", "required", device.name))
+        else:
+            self._name("name", device.name, f"{path}.name", errors, _is_label)
+        attributes = device.attributes
+        if attributes:
+            self._attributes(attributes, f"{path}.attributes", errors)
+        if device.network_data is not None:
+            self._network_data(device.network_data, f"{path}.networkData", errors)
+
+    def _attributes(
+        self, attributes: Mapping[str, DeviceAttribute], path: str, errors: _Errors
+    ) -> None:
+        if len(attributes) > 32:
+            errors.append(
+                FieldError(path, "too_many", len(attributes), "must have at most 32 attributes")
+            )
+            return
+        if self.strict:
+            for key in attributes:
+                problem = _qualified_name_problem(key)
+                if problem:
+                    errors.append(FieldError(f"{path}[{key}]", "invalid", key, problem))
+        if not self.strict and _all_single_scalar(attributes):
+            return  # the common case, decided in bulk without building DeviceAttributes
+        values = 0
+        for key, attribute in attributes.items():
+            values += self._attribute(attribute, f"{path}[{key}]", errors)
+        if self.strict and values > 48:
+            errors.append(
+                FieldError(
+                    path,
+                    "too_many",
+                    values,
+                    "must have at most 48 attribute values per device (list elements count)",
+                )
+            )
+
+    def _attribute(self, attribute: DeviceAttribute, path: str, errors: _Errors) -> int:
+        """Check one attribute; return how many values it holds."""
+        members = attribute.members
+        if not members:
+            errors.append(FieldError(path, "required", None, _ONE_OF))
+        elif len(members) > 1:
+            errors.append(FieldError(path, "invalid", list(members), _EXACTLY_ONE_OF))
+        for index, text in enumerate(attribute.strings):
+            if _size(text) > 64:
+                errors.append(
+                    FieldError(
+                        f"{path}.strings[{index}]",
+                        "too_long",
+                        text,
+                        "may not be more than 64 bytes",
+                    )
+                )
+        if self.strict:
+            self._strict_attribute(attribute, path, errors)
+        scalars = sum(
+            getattr(attribute, name) is not None for name in ("int", "bool", "string", "version")
+        )
+        lists = sum(
+            len(getattr(attribute, name)) for name in ("ints", "bools", "strings", "versions")
+        )
+        return scalars + lists
+
+    def _strict_attribute(self, attribute: DeviceAttribute, path: str, errors: _Errors) -> None:
+        if attribute.string is not None and _size(attribute.string) > 64:
+            errors.append(
+                FieldError(
+                    f"{path}.string", "too_long", attribute.string, "may not be more than 64 bytes"
+                )
+            )
+        versions = [("version", attribute.version)] if attribute.version is not None else []
+        versions += [(f"versions[{i}]", text) for i, text in enumerate(attribute.versions)]
+        for name, text in versions:
+            if _size(text) > 64:
+                errors.append(
+                    FieldError(f"{path}.{name}", "too_long", text, "may not be more than 64 bytes")
+                )
+            elif _pattern("semver").fullmatch(text) is None:
+                errors.append(
+                    FieldError(
+                        f"{path}.{name}",
+                        "invalid",
+                        text,
+                        "must be a semantic version (semver 2.0.0)",
+                    )
+                )
+
+    def _network_data(self, data: NetworkDeviceData, path: str, errors: _Errors) -> None:
+        if _size(data.interface_name) > 256:
+            errors.append(
+                FieldError(
+                    f"{path}.interfaceName",
+                    "too_long",
+                    data.interface_name,
+                    "may not be more than 256 bytes",
+                )
+            )
+        ips = data.ips
+        if len(ips) > 16:
+            errors.append(
+                FieldError(f"{path}.ips", "too_many", len(ips), "must have at most 16 items")
+            )
+        else:
+            seen: set[str] = set()
+            for index, ip in enumerate(ips):
+                if ip in seen:
+                    errors.append(FieldError(f"{path}.ips[{index}]", "duplicate", ip))
+                seen.add(ip)
+                if self.strict:
+                    problem = _interface_address_problem(ip)
+                    if problem:
+                        errors.append(FieldError(f"{path}.ips[{index}]", "invalid", ip, problem))
+        if _size(data.hardware_address) > 128:
+            errors.append(
+                FieldError(
+                    f"{path}.hardwareAddress",
+                    "too_long",
+                    data.hardware_address,
+                    "may not be more than 128 bytes",
+                )
+            )
+
+
+_MEMBER_LIST = ", ".join(f"`{name}`" for name in ATTRIBUTE_MEMBERS)
+_ONE_OF = f"must specify one of: {_MEMBER_LIST}"
+_EXACTLY_ONE_OF = f"must specify exactly one of: {_MEMBER_LIST}"
+
+
+def _all_single_scalar(attributes: Mapping[str, DeviceAttribute]) -> bool:
+    """Whether the decoder found exactly one scalar member in every attribute."""
+    return getattr(attributes, "one_scalar_member_each", False) is True
+
+
+def _qualified_name_problem(key: str) -> str:
+    domain, separator, identifier = key.rpartition("/")
+    if separator and (not domain or "/" in domain):
+        return "must be a C identifier, optionally prefixed by one domain and '/'"
+    if not _pattern("c-identifier").fullmatch(identifier):
+        return "the name part must be a C identifier ([A-Za-z_][A-Za-z0-9_]*)"
+    if len(identifier) > 32:
+        return "the name part may not be more than 32 characters"
+    if separator:
+        if _size(domain) > 63:
+            return "the domain may not be more than 63 bytes"
+        if not _is_subdomain(domain.lower()):
+            return "the domain must be a DNS subdomain (dot-separated labels of a-z, 0-9 and '-')"
+    return ""
+
+
+def _interface_address_problem(text: str) -> str:
+    try:
+        interface = ipaddress.ip_interface(text)
+    except ValueError:
+        return "must be an interface address in CIDR form, such as 10.0.0.5/24 or 2001:db8::5/64"
+    if "/" not in text:
+        return "must include a prefix length, such as 10.0.0.5/24"
+    address = interface.ip
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        address = address.ipv4_mapped
+    canonical = f"{address}/{interface.network.prefixlen}"
+    if text != canonical:
+        return f"must be in canonical form ({canonical})"
+    return ""
+
+
+_RULES: dict[str, Callable[[bool], _Rules]] = {
+    V1BETA1: lambda strict: _Rules(strict=strict),
+    V1ALPHA1: lambda strict: _Rules(strict=strict),
+}
+
+
+def _path_key(error: FieldError) -> tuple[Any, ...]:
+    parts = re.split(r"\[(\d+)\]", error.path)
+    return tuple(int(part) if index % 2 else part for index, part in enumerate(parts))
+
+
+def validate(metadata: DeviceMetadata, *, profile: Profile = "metadata") -> tuple[FieldError, ...]:
+    """Validation findings for ``metadata``, sorted by path; empty when valid.
+
+    The rules are those of the API version the object was decoded from (the newest for objects
+    built by hand or merged from several versions). ``profile="strict"`` adds the API server's
+    rules for ResourceSlices and claim status.
+    """
+    if profile not in {"metadata", "strict"}:
+        raise ValueError(f"profile must be 'metadata' or 'strict', not {profile!r}")
+    make_rules = _RULES.get(metadata.api_version, _RULES[KNOWN_API_VERSIONS[0]])
+    errors = make_rules(profile == "strict").check(metadata)
+    return tuple(sorted(errors, key=_path_key))
+
+
+def iter_source_errors(metadata: DeviceMetadata, profile: Profile) -> Iterator[FieldError]:
+    """Validate each file behind ``metadata`` in its own version (the object itself if none)."""
+    if not metadata.sources:
+        yield from validate(metadata, profile=profile)
+        return
+    for source in metadata.sources:
+        for error in validate(source.metadata, profile=profile):
+            yield FieldError(error.path, error.type, error.value, error.detail, source.path)

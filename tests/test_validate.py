@@ -1,0 +1,367 @@
+"""Validation apart from decoding (spec §5): every rule with a valid and an invalid example."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from conftest import UPSTREAM
+from helpers import V1ALPHA1, V1BETA1, stream, wire_object
+
+from dra_metadata import (
+    Device,
+    DeviceAttribute,
+    DeviceMetadata,
+    DeviceMetadataRequest,
+    FieldError,
+    ManagedFieldsEntry,
+    MetadataValidationError,
+    NetworkDeviceData,
+    ObjectMeta,
+    decode_stream,
+    read_claim_metadata,
+    read_metadata_file,
+    resource_claim_request_dir,
+    validate,
+)
+
+MODEL = DeviceAttribute(string="LATEST-GPU-MODEL")
+
+
+def base(**device_fields: object) -> DeviceMetadata:
+    """The base object of upstream's validation tests (spec §12.5), valid as it is."""
+    device = Device(
+        **{"driver": "gpu.example.com", "pool": "worker-0", "name": "gpu-0", "attributes": {"model": MODEL}}
+        | device_fields  # type: ignore[arg-type]
+    )
+    return DeviceMetadata(
+        api_version=V1BETA1,
+        metadata=ObjectMeta(name="claim", namespace="default", generation=1),
+        pod_claim_name="claim",
+        requests=[DeviceMetadataRequest(name="request/subrequest", devices=[device])],
+    )
+
+
+def findings(metadata: DeviceMetadata, profile: str = "metadata") -> list[tuple[str, str]]:
+    return [(error.path, error.type) for error in validate(metadata, profile=profile)]  # type: ignore[arg-type]
+
+
+DEVICE = "requests[0].devices[0]"
+
+
+class TestUpstreamCases:
+    """spec §12.5 and §12.6: each invalid case yields exactly one error at the given path."""
+
+    @pytest.mark.parametrize("version", [V1ALPHA1, V1BETA1])
+    def test_base_is_valid_in_both_versions(self, version: str) -> None:
+        assert validate(replace(base(), api_version=version)) == ()
+        assert validate(replace(base(), api_version=version), profile="strict") == ()
+
+    def test_pod_claim_name(self) -> None:
+        assert findings(replace(base(), pod_claim_name="INVALID")) == [("podClaimName", "invalid")]
+
+    def test_request_name_required(self) -> None:
+        metadata = replace(base(), requests=[DeviceMetadataRequest(name="")])
+        assert findings(metadata) == [("requests[0].name", "required")]
+
+    def test_driver_required_only(self) -> None:
+        assert findings(base(driver="")) == [(f"{DEVICE}.driver", "required")]
+
+    def test_driver_length_only(self) -> None:
+        assert findings(base(driver="a" * 64)) == [(f"{DEVICE}.driver", "too_long")]
+
+    def test_pool_name(self) -> None:
+        assert findings(base(pool="worker-0/")) == [(f"{DEVICE}.pool", "invalid")]
+
+    def test_device_name(self) -> None:
+        assert findings(base(name="GPU-0")) == [(f"{DEVICE}.name", "invalid")]
+
+    def test_33_attributes_give_one_error(self) -> None:
+        attributes = {f"a{index}": DeviceAttribute(bool=True, int=1) for index in range(33)}
+        assert findings(base(attributes=attributes)) == [(f"{DEVICE}.attributes", "too_many")]
+
+    def test_attribute_with_nothing_set(self) -> None:
+        assert findings(base(attributes={"model": DeviceAttribute()})) == [
+            (f"{DEVICE}.attributes[model]", "required")
+        ]
+
+    def test_attribute_with_two_members(self) -> None:
+        attribute = DeviceAttribute(bool=True, string="x")
+        assert findings(base(attributes={"model": attribute})) == [
+            (f"{DEVICE}.attributes[model]", "invalid")
+        ]
+
+    def test_network_data_valid(self) -> None:
+        data = NetworkDeviceData("eth0", ("192.0.2.5/24",), "02:42:ac:11:00:02")
+        assert findings(base(network_data=data)) == []
+        assert findings(base(network_data=data), "strict") == []
+
+    def test_interface_name_too_long(self) -> None:
+        data = NetworkDeviceData(interface_name="e" * 257)
+        assert findings(base(network_data=data)) == [(f"{DEVICE}.networkData.interfaceName", "too_long")]
+        assert findings(base(network_data=NetworkDeviceData(interface_name="e" * 256))) == []
+
+    def test_seventeen_ips(self) -> None:
+        ips = tuple(f"10.0.0.{index}/24" for index in range(17))
+        assert findings(base(network_data=NetworkDeviceData(ips=ips))) == [
+            (f"{DEVICE}.networkData.ips", "too_many")
+        ]
+        assert findings(base(network_data=NetworkDeviceData(ips=ips[:16]))) == []
+
+    def test_duplicate_ip_at_the_later_index(self) -> None:
+        data = NetworkDeviceData(ips=("10.0.0.1/24", "10.0.0.1/24"))
+        assert findings(base(network_data=data)) == [(f"{DEVICE}.networkData.ips[1]", "duplicate")]
+
+    def test_hardware_address_too_long(self) -> None:
+        assert findings(base(network_data=NetworkDeviceData(hardware_address="a" * 129))) == [
+            (f"{DEVICE}.networkData.hardwareAddress", "too_long")
+        ]
+
+
+class TestMetadataProfile:
+    def test_negative_generation(self) -> None:
+        metadata = replace(base(), metadata=ObjectMeta(generation=-1))
+        assert findings(metadata) == [("metadata.generation", "invalid")]
+
+    @pytest.mark.parametrize(("operation", "kind"), [("", "required"), ("Patch", "not_supported")])
+    def test_managed_fields_operation(self, operation: str, kind: str) -> None:
+        entries = (ManagedFieldsEntry(operation="Apply"), ManagedFieldsEntry(operation=operation))
+        metadata = replace(base(), metadata=ObjectMeta(managed_fields=entries))
+        assert findings(metadata) == [("metadata.managedFields[1].operation", kind)]
+
+    def test_empty_pod_claim_name_is_checked_when_present(self) -> None:
+        assert findings(replace(base(), pod_claim_name="")) == [("podClaimName", "invalid")]
+        assert findings(replace(base(), pod_claim_name=None)) == []
+
+    def test_request_names_are_free_form_and_may_repeat(self) -> None:
+        requests = [DeviceMetadataRequest(name="A/B/C"), DeviceMetadataRequest(name="A/B/C")]
+        assert findings(replace(base(), requests=requests)) == []
+
+    def test_other_object_metadata_is_free_form(self) -> None:
+        meta = ObjectMeta(name="Not A Name!", namespace="@", uid="?", labels={"!": "?"})
+        assert findings(replace(base(), metadata=meta)) == []
+
+    @pytest.mark.parametrize(
+        ("driver", "valid"),
+        [
+            ("gpu.example.com", True),
+            ("GPU.Example.COM", True),  # caseless
+            ("a" * 63, True),
+            ("-gpu.example.com", False),
+            ("gpu..example.com", False),
+            ("gpu_example", False),
+        ],
+    )
+    def test_driver_format(self, driver: str, valid: bool) -> None:
+        assert findings(base(driver=driver)) == ([] if valid else [(f"{DEVICE}.driver", "invalid")])
+
+    def test_driver_too_long_and_malformed_gives_both(self) -> None:
+        assert findings(base(driver="_" * 64)) == [
+            (f"{DEVICE}.driver", "too_long"),
+            (f"{DEVICE}.driver", "invalid"),
+        ]
+
+    @pytest.mark.parametrize(
+        ("pool", "valid"),
+        [
+            ("worker-0", True),
+            ("node-a/ens1f0", True),
+            ("a.b/c.d/e", True),
+            ("/worker", False),
+            ("Worker", False),
+            ("a" * 254, False),
+        ],
+    )
+    def test_pool_format(self, pool: str, valid: bool) -> None:
+        assert findings(base(pool=pool)) == ([] if valid else [(f"{DEVICE}.pool", "invalid")])
+
+    def test_required_pool_and_name(self) -> None:
+        assert findings(base(pool="", name="")) == [
+            (f"{DEVICE}.name", "required"),
+            (f"{DEVICE}.pool", "required"),
+        ]
+
+    def test_device_name_length(self) -> None:
+        assert findings(base(name="a" * 63)) == []
+        assert findings(base(name="a" * 64)) == [(f"{DEVICE}.name", "invalid")]
+
+    def test_strings_elements_at_most_64_bytes(self) -> None:
+        good = DeviceAttribute(strings=("é" * 32,))
+        bad = DeviceAttribute(strings=("ok", "é" * 33))
+        assert findings(base(attributes={"s": good})) == []
+        assert findings(base(attributes={"s": bad})) == [
+            (f"{DEVICE}.attributes[s].strings[1]", "too_long")
+        ]
+
+    def test_not_checked_by_the_metadata_profile(self) -> None:
+        attributes = {
+            "bad/key/name": DeviceAttribute(string="x" * 100),
+            "v": DeviceAttribute(version="not-semver"),
+            "vs": DeviceAttribute(versions=("x" * 100,)),
+        }
+        data = NetworkDeviceData(ips=("not-an-ip",))
+        assert findings(base(attributes=attributes, network_data=data)) == []
+
+    def test_an_empty_list_counts_as_unset(self) -> None:
+        decoded = decode_stream(
+            stream(
+                wire_object(
+                    requests=[
+                        {
+                            "name": "r",
+                            "devices": [
+                                {
+                                    "driver": "d",
+                                    "pool": "p",
+                                    "name": "n",
+                                    "attributes": {"a": {"ints": [], "bool": True}},
+                                }
+                            ],
+                        }
+                    ]
+                )
+            ),
+            validate=True,
+        )
+        assert decoded.errors == ()
+
+    def test_errors_are_sorted_by_path_with_numeric_indices(self) -> None:
+        devices = [Device(driver="", pool="p", name="n") for _ in range(12)]
+        metadata = DeviceMetadata(requests=[DeviceMetadataRequest(name="r", devices=devices)])
+        paths = [error.path for error in validate(metadata)]
+        assert paths == [f"requests[0].devices[{index}].driver" for index in range(12)]
+
+    def test_field_error_text(self) -> None:
+        (error,) = validate(base(driver=""))
+        assert str(error) == "requests[0].devices[0].driver: Required value"
+        (error,) = validate(base(name="GPU-0"))
+        assert str(error).startswith('requests[0].devices[0].name: Invalid value: "GPU-0": ')
+        assert isinstance(error, FieldError)
+        assert (error.type, error.value) == ("invalid", "GPU-0")
+
+    def test_unknown_profile(self) -> None:
+        with pytest.raises(ValueError, match="profile"):
+            validate(base(), profile="lenient")  # type: ignore[arg-type]
+
+
+class TestStrictProfile:
+    @pytest.mark.parametrize(
+        "key",
+        ["model", "gpu.example.com/model", "Example.COM/model", "_x", "a" * 32, f"{'d' * 63}/x"],
+    )
+    def test_valid_qualified_names(self, key: str) -> None:
+        assert findings(base(attributes={key: MODEL}), "strict") == []
+
+    @pytest.mark.parametrize(
+        "key",
+        ["/model", "a/b/c", "gpu.example.com/", "1model", "mo-del", "a" * 33, f"{'d' * 64}/x", "-d/x"],
+    )
+    def test_invalid_qualified_names(self, key: str) -> None:
+        assert findings(base(attributes={key: MODEL}), "strict") == [
+            (f"{DEVICE}.attributes[{key}]", "invalid")
+        ]
+        assert findings(base(attributes={key: MODEL})) == []  # not a metadata rule
+
+    def test_string_length(self) -> None:
+        assert findings(base(attributes={"s": DeviceAttribute(string="x" * 64)}), "strict") == []
+        assert findings(base(attributes={"s": DeviceAttribute(string="x" * 65)}), "strict") == [
+            (f"{DEVICE}.attributes[s].string", "too_long")
+        ]
+
+    @pytest.mark.parametrize("version", ["1.0.0", "0.1.2-rc.1+build.5", "10.20.30-alpha.1"])
+    def test_semver_valid(self, version: str) -> None:
+        attributes = {"v": DeviceAttribute(version=version), "vs": DeviceAttribute(versions=(version,))}
+        assert findings(base(attributes=attributes), "strict") == []
+
+    @pytest.mark.parametrize("version", ["1.0", "v1.0.0", "01.0.0", "1.0.0-", "1.0.0+", "1.٠.0"])
+    def test_semver_invalid(self, version: str) -> None:
+        attributes = {"v": DeviceAttribute(version=version), "vs": DeviceAttribute(versions=("1.0.0", version))}
+        assert findings(base(attributes=attributes), "strict") == [
+            (f"{DEVICE}.attributes[v].version", "invalid"),
+            (f"{DEVICE}.attributes[vs].versions[1]", "invalid"),
+        ]
+
+    def test_version_length(self) -> None:
+        long_version = "1.0.0-" + "a" * 59
+        assert findings(base(attributes={"v": DeviceAttribute(version=long_version)}), "strict") == [
+            (f"{DEVICE}.attributes[v].version", "too_long")
+        ]
+
+    def test_at_most_48_values_per_device(self) -> None:
+        attributes = {f"l{index}": DeviceAttribute(ints=tuple(range(12))) for index in range(4)}
+        assert findings(base(attributes=attributes), "strict") == []
+        attributes["one_more"] = DeviceAttribute(int=1)
+        assert findings(base(attributes=attributes), "strict") == [(f"{DEVICE}.attributes", "too_many")]
+
+    @pytest.mark.parametrize("ip", ["10.9.8.7/24", "2001:db8::1/64", "fd00::5/128", "0.0.0.0/0"])
+    def test_canonical_interface_addresses(self, ip: str) -> None:
+        assert findings(base(network_data=NetworkDeviceData(ips=(ip,))), "strict") == []
+
+    @pytest.mark.parametrize(
+        "ip",
+        ["10.9.8.7", "10.9.8.7/33", "2001:DB8::1/64", "2001:db8:0::1/64", "::ffff:1.2.3.4/120", "x/24"],
+    )
+    def test_non_canonical_interface_addresses(self, ip: str) -> None:
+        assert findings(base(network_data=NetworkDeviceData(ips=(ip,))), "strict") == [
+            (f"{DEVICE}.networkData.ips[0]", "invalid")
+        ]
+
+
+class TestWithDecodingAndReading:
+    def test_fixtures_decode_without_validation(self) -> None:
+        for fixture in ("HEAD", "v1.36.0"):
+            result = decode_stream((UPSTREAM / fixture / "metadata.json").read_bytes())
+            assert result.errors == ()
+
+    @pytest.mark.parametrize("fixture", ["HEAD", "v1.36.0"])
+    def test_fixtures_report_their_deliberately_invalid_fields(self, fixture: str) -> None:
+        result = decode_stream((UPSTREAM / fixture / "metadata.json").read_bytes(), validate=True)
+        assert [(error.path, error.type) for error in result.errors] == [
+            ("metadata.managedFields[0].operation", "not_supported"),
+            ("podClaimName", "invalid"),
+            ("requests[0].devices[0].attributes[model]", "invalid"),
+        ]
+        assert result.metadata.name == "claim"  # decoded all the same
+
+    @pytest.mark.parametrize("version", [V1ALPHA1, V1BETA1])
+    def test_upstream_decode_cases_12_and_13(self, version: str) -> None:
+        data = stream(wire_object(version, podClaimName="%!$#"))
+        assert decode_stream(data).errors == ()
+        result = decode_stream(data, validate=True)
+        assert result.metadata.pod_claim_name == "%!$#"
+        assert [error.path for error in result.errors] == ["podClaimName"]
+
+    def test_valid_stream_has_no_errors(self) -> None:
+        assert decode_stream(stream(wire_object()), validate="strict").errors == ()
+
+    def test_reader_raises_with_everything(self, tmp_path: Path) -> None:
+        path = tmp_path / "x-metadata.json"
+        path.write_bytes(stream(wire_object(podClaimName="BAD")))
+        assert read_metadata_file(path).pod_claim_name == "BAD"
+        with pytest.raises(MetadataValidationError) as info:
+            read_metadata_file(path, validate=True)
+        error = info.value
+        assert error.path == path
+        assert error.metadata.pod_claim_name == "BAD"
+        assert [(e.path, e.file) for e in error.errors] == [("podClaimName", path)]
+        assert str(error).startswith(f"{path}: 1 validation error: {path}: podClaimName: Invalid")
+
+    def test_merged_read_validates_each_file(self, tmp_path: Path) -> None:
+        directory = resource_claim_request_dir("my-claim", "gpu", root=tmp_path)
+        directory.mkdir(parents=True)
+        (directory / "a-metadata.json").write_bytes(stream(wire_object(V1ALPHA1)))
+        bad_device = {"driver": "", "pool": "p", "name": "n"}
+        bad = wire_object(V1BETA1, requests=[{"name": "gpu", "devices": [bad_device]}])
+        (directory / "b-metadata.json").write_bytes(stream(bad))
+        assert len(read_claim_metadata("my-claim", "gpu", root=tmp_path, validate=False).devices) == 2
+        with pytest.raises(MetadataValidationError) as info:
+            read_claim_metadata("my-claim", "gpu", root=tmp_path, validate="strict")
+        (error,) = info.value.errors
+        assert (error.path, error.file) == ("requests[0].devices[0].driver", directory / "b-metadata.json")
+        assert len(info.value.metadata.devices) == 2
+        assert info.value.path == directory
+
+    def test_validate_option_values(self) -> None:
+        with pytest.raises(ValueError, match="validate must be"):
+            decode_stream(stream(wire_object()), validate="yes")  # type: ignore[arg-type]
