@@ -20,6 +20,8 @@ from dra_metadata._errors import (
     MetadataValidationError,
     NoCompatibleVersionError,
     NoMetadataError,
+    StaleMetadataError,
+    WaitTimeoutError,
 )
 from dra_metadata._models import (
     AttributeMap,
@@ -56,14 +58,32 @@ from dra_metadata._read import (
 from dra_metadata._schema import json_schema
 from dra_metadata._validate import FieldError, validate
 from dra_metadata._versions import GROUP_NAME, KIND, KNOWN_API_VERSIONS
+from dra_metadata._watch import (
+    FORCE_POLLING_ENVIRONMENT_VARIABLE,
+    NETWORK_FIELDS,
+    MetadataEvent,
+    MetadataEventKind,
+    StopEvent,
+    awatch_claim_metadata,
+    awatch_metadata_file,
+    awatch_template_metadata,
+    wait_for,
+    wait_for_network_data,
+    wait_until,
+    watch_claim_metadata,
+    watch_metadata_file,
+    watch_template_metadata,
+)
 
 __all__ = [
     "CONTAINER_DIR",
     "DEFAULT_MAX_SIZE",
+    "FORCE_POLLING_ENVIRONMENT_VARIABLE",
     "GROUP_NAME",
     "KIND",
     "KNOWN_API_VERSIONS",
     "METADATA_FILE_SUFFIX",
+    "NETWORK_FIELDS",
     "RESOURCE_CLAIMS_SUBDIR",
     "RESOURCE_CLAIM_TEMPLATES_SUBDIR",
     "ROOT_ENVIRONMENT_VARIABLE",
@@ -81,6 +101,8 @@ __all__ = [
     "ManagedFieldsEntry",
     "MetadataConflictError",
     "MetadataDecodeError",
+    "MetadataEvent",
+    "MetadataEventKind",
     "MetadataNotFoundError",
     "MetadataReadError",
     "MetadataSource",
@@ -91,6 +113,12 @@ __all__ = [
     "NoMetadataError",
     "ObjectMeta",
     "OwnerReference",
+    "StaleMetadataError",
+    "StopEvent",
+    "WaitTimeoutError",
+    "awatch_claim_metadata",
+    "awatch_metadata_file",
+    "awatch_template_metadata",
     "decode_stream",
     "default_root",
     "json_schema",
@@ -103,6 +131,12 @@ __all__ = [
     "resource_claim_template_file_path",
     "resource_claim_template_request_dir",
     "validate",
+    "wait_for",
+    "wait_for_network_data",
+    "wait_until",
+    "watch_claim_metadata",
+    "watch_metadata_file",
+    "watch_template_metadata",
 ]
 
 

@@ -46,9 +46,10 @@ _build_result = builder(DecodeResult)
 
 
 class _ReadError(Exception):
-    def __init__(self, message: str, offset: int) -> None:
+    def __init__(self, message: str, offset: int, *, truncated: bool = False) -> None:
         super().__init__(message)
         self.offset = offset
+        self.truncated = truncated
 
 
 def _byte_offset(data: bytes, start: int, char_offset: int) -> int:
@@ -86,13 +87,18 @@ def _read_value(data: bytes, start: int) -> tuple[Any, int]:
         return _read_value_slowly(data, start)
 
 
+_TRUNCATED_HINT = " (the stream is truncated: the file may be in the middle of being written)"
+
+
 def _read_value_slowly(data: bytes, start: int) -> tuple[Any, int]:
     end = len(data)
+    cut_character = False  # the data ends inside a multi-byte character: a partial write
     if not data.isascii():
         try:
             data[start:].decode("utf-8")
         except UnicodeDecodeError as error:
             end = start + error.start  # parse up to the first invalid byte
+            cut_character = error.reason == "unexpected end of data"
     try:
         return _parse_prefix(data, start, end), end
     except orjson.JSONDecodeError as error:
@@ -103,11 +109,13 @@ def _read_value_slowly(data: bytes, start: int) -> tuple[Any, int]:
             except orjson.JSONDecodeError:
                 pass
         if end < len(data) and stop >= end:
-            raise _ReadError(f"invalid UTF-8 byte 0x{data[end]:02x} at byte {end}", end) from None
-        hint = ""
-        if stop >= end:
-            hint = " (the stream is truncated: the file may be in the middle of being written)"
-        raise _ReadError(f"{error.msg} at byte {stop}{hint}", stop) from None
+            message = f"invalid UTF-8 byte 0x{data[end]:02x} at byte {end}"
+            if cut_character:
+                message += _TRUNCATED_HINT
+            raise _ReadError(message, end, truncated=cut_character) from None
+        truncated = stop >= end == len(data)
+        message = f"{error.msg} at byte {stop}{_TRUNCATED_HINT if truncated else ''}"
+        raise _ReadError(message, stop, truncated=truncated) from None
 
 
 def decode_bytes(data: bytes, path: Path | None = None) -> DecodeResult:
@@ -128,6 +136,7 @@ def decode_bytes(data: bytes, path: Path | None = None) -> DecodeResult:
                 f"read metadata object from stream: object {index}: {error}",
                 path=path,
                 object_index=index,
+                truncated=error.truncated,
             ) from None
         api_version = _object_api_version(value, index, path)
         if api_version in _KNOWN:

@@ -73,7 +73,8 @@ class MetadataDecodeError(DeviceMetadataError):
     """The stream cannot be decoded.
 
     `object_index` (1-based position in the stream), `api_version` and `field` (wire path such
-    as ``requests[0].devices[1].attributes[model].int``) say where, when known.
+    as ``requests[0].devices[1].attributes[model].int``) say where, when known. `truncated` is
+    True when the data ends inside an object: a file read in the middle of a write looks so.
     """
 
     __module__ = "dra_metadata"
@@ -86,11 +87,13 @@ class MetadataDecodeError(DeviceMetadataError):
         object_index: int | None = None,
         api_version: str | None = None,
         field: str | None = None,
+        truncated: bool = False,
     ) -> None:
         super().__init__(message, path=path)
         self.object_index = object_index
         self.api_version = api_version
         self.field = field
+        self.truncated = truncated
 
 
 class NoMetadataError(MetadataDecodeError):
@@ -154,4 +157,38 @@ class MetadataValidationError(DeviceMetadataError):
         count = f"{len(errors)} validation error{'s' if len(errors) != 1 else ''}"
         super().__init__(f"{count}: {shown}{more}", path=path)
         self.errors = errors
+        self.metadata = metadata
+
+
+class WaitTimeoutError(DeviceMetadataError, TimeoutError):
+    """A wait ended before the metadata was ready (also a TimeoutError).
+
+    `.metadata` is the last metadata seen (or None) and `.reason` says why it was not ready.
+    """
+
+    __module__ = "dra_metadata"
+
+    def __init__(
+        self, reason: str, *, metadata: DeviceMetadata | None, path: Path | None, timeout: float
+    ) -> None:
+        DeviceMetadataError.__init__(self, f"not ready after {timeout:g} s: {reason}", path=path)
+        self.reason = reason
+        self.metadata = metadata
+        self.timeout = timeout
+
+    def __str__(self) -> str:
+        return DeviceMetadataError.__str__(self)
+
+
+class StaleMetadataError(DeviceMetadataError):
+    """The driver replaced the file on the host; this container's view of it is frozen.
+
+    A bind mount keeps showing the old file: restart the container to see the new one.
+    `.metadata` is the frozen metadata.
+    """
+
+    __module__ = "dra_metadata"
+
+    def __init__(self, message: str, *, metadata: DeviceMetadata | None, path: Path | None) -> None:
+        super().__init__(message, path=path)
         self.metadata = metadata
