@@ -11,9 +11,10 @@ from __future__ import annotations
 import argparse
 
 import orjson
-from _common import interleaved_best, realistic_stream
 
 import dra_metadata
+
+from _common import interleaved_best, realistic_stream
 
 
 def main() -> None:

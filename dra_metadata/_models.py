@@ -15,7 +15,7 @@ become read-only mappings); the decoder checks wire data itself and builds objec
 # creation, so that pydantic need not resolve names in the public module these classes report.
 
 import builtins
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from datetime import datetime
 from pathlib import Path
@@ -137,10 +137,10 @@ class DeviceAttribute:
     bool: builtins.bool | None = None
     string: str | None = None
     version: str | None = None
-    ints: tuple[builtins.int, ...] = ()
-    bools: tuple[builtins.bool, ...] = ()
-    strings: tuple[str, ...] = ()
-    versions: tuple[str, ...] = ()
+    ints: Sequence[builtins.int] = ()
+    bools: Sequence[builtins.bool] = ()
+    strings: Sequence[str] = ()
+    versions: Sequence[str] = ()
 
     __pydantic_config__ = _PYDANTIC_CONFIG
 
@@ -302,7 +302,7 @@ class NetworkDeviceData:
     """Network data of a device, often published later than the device itself."""
 
     interface_name: str = ""
-    ips: tuple[str, ...] = ()
+    ips: Sequence[str] = ()
     hardware_address: str = ""
 
     __pydantic_config__ = _PYDANTIC_CONFIG
@@ -364,7 +364,7 @@ class DeviceMetadataRequest:
     """The devices allocated for one request (``<request>`` or ``<request>/<subrequest>``)."""
 
     name: str = ""
-    devices: tuple[Device, ...] = ()
+    devices: Sequence[Device] = ()
 
     __pydantic_config__ = _PYDANTIC_CONFIG
 
@@ -441,9 +441,9 @@ class ObjectMeta:
     deletion_grace_period_seconds: int | None = None
     labels: Mapping[str, str] = field(default_factory=dict)
     annotations: Mapping[str, str] = field(default_factory=dict)
-    owner_references: tuple[OwnerReference, ...] = ()
-    finalizers: tuple[str, ...] = ()
-    managed_fields: tuple[ManagedFieldsEntry, ...] = ()
+    owner_references: Sequence[OwnerReference] = ()
+    finalizers: Sequence[str] = ()
+    managed_fields: Sequence[ManagedFieldsEntry] = ()
 
     __pydantic_config__ = _PYDANTIC_CONFIG
 
@@ -475,8 +475,8 @@ class DeviceMetadata:
     api_version: str = ""
     metadata: ObjectMeta = field(default_factory=ObjectMeta)
     pod_claim_name: str | None = None
-    requests: tuple[DeviceMetadataRequest, ...] = ()
-    sources: tuple["MetadataSource", ...] = field(default=(), compare=False, repr=False)
+    requests: Sequence[DeviceMetadataRequest] = ()
+    sources: Sequence["MetadataSource"] = field(default=(), compare=False, repr=False)
 
     __pydantic_config__ = _PYDANTIC_CONFIG
 
@@ -529,7 +529,7 @@ class MetadataSource:
     path: Path | None
     driver: str | None
     metadata: DeviceMetadata
-    skipped_versions: tuple[str, ...] = ()
+    skipped_versions: Sequence[str] = ()
 
     __pydantic_config__ = _PYDANTIC_CONFIG
 

@@ -423,10 +423,12 @@ def _classify(
 def _log_polling(reason: str) -> None:
     global _polling_logged  # noqa: PLW0603 - log once per process, as documented
     if not _polling_logged:
-        import logging  # noqa: PLC0415 - only when there is something to say
-
-        logging.getLogger("dra_metadata").info("%s; watching by polling instead", reason)
         _polling_logged = True
+        try:
+            import logging  # noqa: PLC0415 - only when there is something to say
+        except (ImportError, OSError):  # out of descriptors: nothing can be said
+            return
+        logging.getLogger("dra_metadata").info("%s; watching by polling instead", reason)
 
 
 def _resolve_force_polling(force_polling: bool | None) -> bool:
@@ -437,10 +439,12 @@ def _resolve_force_polling(force_polling: bool | None) -> bool:
 
 def _make_watcher(
     directory: Path, single_file: Path | None, poll_interval: float, force_polling: bool | None
-) -> _Watcher:
+) -> Callable[[], _Watcher]:
+    """Check the options now; the watcher (and its inotify descriptor) is made when iterating."""
     if not poll_interval > 0:
         raise ValueError(f"poll_interval must be positive, not {poll_interval!r}")
-    return _Watcher(directory, single_file, poll_interval, _resolve_force_polling(force_polling))
+    polling = _resolve_force_polling(force_polling)
+    return lambda: _Watcher(directory, single_file, poll_interval, polling)
 
 
 def _target(
@@ -473,8 +477,9 @@ def _run(
 
 
 def _watch(
-    watcher: _Watcher, timeout: float | None, stop_event: StopEvent | None
+    make_watcher: Callable[[], _Watcher], timeout: float | None, stop_event: StopEvent | None
 ) -> Iterator[MetadataEvent]:
+    watcher = make_watcher()
     for item in _run(watcher, timeout=timeout, stop_event=stop_event):
         if isinstance(item, MetadataEvent):
             yield item
@@ -483,11 +488,12 @@ def _watch(
 
 
 async def _awatch(
-    watcher: _Watcher, timeout: float | None, stop_event: StopEvent | None
+    make_watcher: Callable[[], _Watcher], timeout: float | None, stop_event: StopEvent | None
 ) -> AsyncIterator[MetadataEvent]:
     import asyncio  # noqa: PLC0415 - only for the async twins
 
     loop = asyncio.get_running_loop()
+    watcher = make_watcher()
     woke = asyncio.Event()
     descriptor = watcher.fileno()
     if descriptor is not None:
@@ -654,7 +660,7 @@ def wait_until(
     directory, single = _target(
         claim_name, request_name, template=template, driver=driver, root=root
     )
-    watcher = _make_watcher(directory, single, poll_interval, force_polling)
+    watcher = _make_watcher(directory, single, poll_interval, force_polling)()
     deadline = None if timeout is None else time.monotonic() + timeout
     metadata: DeviceMetadata | None = None
     try:

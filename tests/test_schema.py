@@ -8,13 +8,14 @@ from typing import Any
 import jsonschema
 import orjson
 import pytest
-from conftest import REPO, UPSTREAM
-from helpers import V1ALPHA1, V1BETA1, wire_object
 from hypothesis import given, settings
 
 from dra_metadata import KNOWN_API_VERSIONS, DeviceMetadata, json_schema, strategies, validate
 from dra_metadata._schema import render, schema_file_name
 from dra_metadata.writer import encode_stream
+
+from conftest import REPO, UPSTREAM
+from helpers import V1ALPHA1, V1BETA1, wire_object
 
 SCHEMAS = REPO / "schemas"
 

@@ -6,8 +6,6 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from conftest import UPSTREAM
-from helpers import V1ALPHA1, V1BETA1, stream, wire_object
 
 from dra_metadata import (
     Device,
@@ -26,13 +24,21 @@ from dra_metadata import (
     validate,
 )
 
+from conftest import UPSTREAM
+from helpers import V1ALPHA1, V1BETA1, stream, wire_object
+
 MODEL = DeviceAttribute(string="LATEST-GPU-MODEL")
 
 
 def base(**device_fields: object) -> DeviceMetadata:
     """The base object of upstream's validation tests (spec §12.5), valid as it is."""
     device = Device(
-        **{"driver": "gpu.example.com", "pool": "worker-0", "name": "gpu-0", "attributes": {"model": MODEL}}
+        **{
+            "driver": "gpu.example.com",
+            "pool": "worker-0",
+            "name": "gpu-0",
+            "attributes": {"model": MODEL},
+        }
         | device_fields  # type: ignore[arg-type]
     )
     return DeviceMetadata(
@@ -99,7 +105,9 @@ class TestUpstreamCases:
 
     def test_interface_name_too_long(self) -> None:
         data = NetworkDeviceData(interface_name="e" * 257)
-        assert findings(base(network_data=data)) == [(f"{DEVICE}.networkData.interfaceName", "too_long")]
+        assert findings(base(network_data=data)) == [
+            (f"{DEVICE}.networkData.interfaceName", "too_long")
+        ]
         assert findings(base(network_data=NetworkDeviceData(interface_name="e" * 256))) == []
 
     def test_seventeen_ips(self) -> None:
@@ -255,7 +263,16 @@ class TestStrictProfile:
 
     @pytest.mark.parametrize(
         "key",
-        ["/model", "a/b/c", "gpu.example.com/", "1model", "mo-del", "a" * 33, f"{'d' * 64}/x", "-d/x"],
+        [
+            "/model",
+            "a/b/c",
+            "gpu.example.com/",
+            "1model",
+            "mo-del",
+            "a" * 33,
+            f"{'d' * 64}/x",
+            "-d/x",
+        ],
     )
     def test_invalid_qualified_names(self, key: str) -> None:
         assert findings(base(attributes={key: MODEL}), "strict") == [
@@ -271,12 +288,18 @@ class TestStrictProfile:
 
     @pytest.mark.parametrize("version", ["1.0.0", "0.1.2-rc.1+build.5", "10.20.30-alpha.1"])
     def test_semver_valid(self, version: str) -> None:
-        attributes = {"v": DeviceAttribute(version=version), "vs": DeviceAttribute(versions=(version,))}
+        attributes = {
+            "v": DeviceAttribute(version=version),
+            "vs": DeviceAttribute(versions=(version,)),
+        }
         assert findings(base(attributes=attributes), "strict") == []
 
-    @pytest.mark.parametrize("version", ["1.0", "v1.0.0", "01.0.0", "1.0.0-", "1.0.0+", "1.٠.0"])
+    @pytest.mark.parametrize("version", ["1.0", "v1.0.0", "01.0.0", "1.0.0-", "1.0.0+", "1.٠.0"])  # noqa: RUF001
     def test_semver_invalid(self, version: str) -> None:
-        attributes = {"v": DeviceAttribute(version=version), "vs": DeviceAttribute(versions=("1.0.0", version))}
+        attributes = {
+            "v": DeviceAttribute(version=version),
+            "vs": DeviceAttribute(versions=("1.0.0", version)),
+        }
         assert findings(base(attributes=attributes), "strict") == [
             (f"{DEVICE}.attributes[v].version", "invalid"),
             (f"{DEVICE}.attributes[vs].versions[1]", "invalid"),
@@ -284,15 +307,17 @@ class TestStrictProfile:
 
     def test_version_length(self) -> None:
         long_version = "1.0.0-" + "a" * 59
-        assert findings(base(attributes={"v": DeviceAttribute(version=long_version)}), "strict") == [
-            (f"{DEVICE}.attributes[v].version", "too_long")
-        ]
+        assert findings(
+            base(attributes={"v": DeviceAttribute(version=long_version)}), "strict"
+        ) == [(f"{DEVICE}.attributes[v].version", "too_long")]
 
     def test_at_most_48_values_per_device(self) -> None:
         attributes = {f"l{index}": DeviceAttribute(ints=tuple(range(12))) for index in range(4)}
         assert findings(base(attributes=attributes), "strict") == []
         attributes["one_more"] = DeviceAttribute(int=1)
-        assert findings(base(attributes=attributes), "strict") == [(f"{DEVICE}.attributes", "too_many")]
+        assert findings(base(attributes=attributes), "strict") == [
+            (f"{DEVICE}.attributes", "too_many")
+        ]
 
     @pytest.mark.parametrize("ip", ["10.9.8.7/24", "2001:db8::1/64", "fd00::5/128", "0.0.0.0/0"])
     def test_canonical_interface_addresses(self, ip: str) -> None:
@@ -300,7 +325,14 @@ class TestStrictProfile:
 
     @pytest.mark.parametrize(
         "ip",
-        ["10.9.8.7", "10.9.8.7/33", "2001:DB8::1/64", "2001:db8:0::1/64", "::ffff:1.2.3.4/120", "x/24"],
+        [
+            "10.9.8.7",
+            "10.9.8.7/33",
+            "2001:DB8::1/64",
+            "2001:db8:0::1/64",
+            "::ffff:1.2.3.4/120",
+            "x/24",
+        ],
     )
     def test_non_canonical_interface_addresses(self, ip: str) -> None:
         assert findings(base(network_data=NetworkDeviceData(ips=(ip,))), "strict") == [
@@ -354,11 +386,16 @@ class TestWithDecodingAndReading:
         bad_device = {"driver": "", "pool": "p", "name": "n"}
         bad = wire_object(V1BETA1, requests=[{"name": "gpu", "devices": [bad_device]}])
         (directory / "b-metadata.json").write_bytes(stream(bad))
-        assert len(read_claim_metadata("my-claim", "gpu", root=tmp_path, validate=False).devices) == 2
+        assert (
+            len(read_claim_metadata("my-claim", "gpu", root=tmp_path, validate=False).devices) == 2
+        )
         with pytest.raises(MetadataValidationError) as info:
             read_claim_metadata("my-claim", "gpu", root=tmp_path, validate="strict")
         (error,) = info.value.errors
-        assert (error.path, error.file) == ("requests[0].devices[0].driver", directory / "b-metadata.json")
+        assert (error.path, error.file) == (
+            "requests[0].devices[0].driver",
+            directory / "b-metadata.json",
+        )
         assert len(info.value.metadata.devices) == 2
         assert info.value.path == directory
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 import dra_metadata
@@ -11,6 +12,7 @@ from dra_metadata import (
     Device,
     DeviceAttribute,
     DeviceMetadata,
+    DeviceMetadataRequest,
     MetadataSource,
 )
 from dra_metadata.writer import encode_stream, update_metadata_file, write_metadata_file
@@ -22,7 +24,7 @@ def read(root: Path) -> list[str]:
         "my-gpu", "gpu/high-memory", driver="gpu.example.com", root=str(root), max_size=1 << 20
     )
     single: DeviceMetadata = dra_metadata.read_metadata_file(root / "x-metadata.json")
-    sources: tuple[MetadataSource, ...] = metadata.sources
+    sources: Sequence[MetadataSource] = metadata.sources
     generations: list[int] = [source.generation for source in sources]
     uuids: list[str] = []
     for device in (*metadata.devices, *template.devices, *single.devices):
@@ -54,7 +56,7 @@ def paths() -> list[Path]:
 
 def write(path: Path) -> DeviceMetadata:
     metadata = DeviceMetadata(
-        requests=(),
+        requests=[DeviceMetadataRequest(name="gpu", devices=[Device(driver="d", pool="p")])],
         pod_claim_name="gpu",
     )
     data: bytes = encode_stream(metadata, versions=["metadata.resource.k8s.io/v1beta1"])
@@ -74,3 +76,16 @@ def errors() -> str:
     except dra_metadata.DeviceMetadataError as error:
         return error.message
     return ""
+
+
+def watch(root: Path) -> int | None:
+    for event in dra_metadata.watch_claim_metadata("c", "r", root=root, timeout=1.0):
+        kind: dra_metadata.MetadataEventKind = event.kind
+        if kind is dra_metadata.MetadataEventKind.UPDATED and event.metadata is not None:
+            return event.generations.get("gpu.example.com")
+    ready = dra_metadata.wait_for_network_data("c", "r", root=root, timeout=5, require=("ips",))
+    return ready.generation
+
+
+async def awatch(path: Path) -> list[str]:
+    return [event.kind.value async for event in dra_metadata.awatch_metadata_file(path, timeout=1)]
