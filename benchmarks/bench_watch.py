@@ -21,12 +21,13 @@ import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from _common import best_seconds
 from inotify_simple import INotify, flags
 
 import dra_metadata
 from dra_metadata import DeviceMetadata, ObjectMeta
 from dra_metadata.writer import encode_stream
+
+from _common import best_seconds
 
 Observe = Callable[[Path, Callable[[int], None]], Iterator[None]]
 
@@ -143,9 +144,7 @@ def main() -> None:
     inotify_p50 = statistics.median(results["watch_metadata_file (inotify)"])
     budget = floor_p50 + decode
     print(f"  one decode_stream of the file: {decode * 1e3:.3f} ms")
-    print(
-        f"  inotify p50 / (floor p50 + one decode) = {inotify_p50 / budget:.2f}x (target <= 2x)"
-    )
+    print(f"  inotify p50 / (floor p50 + one decode) = {inotify_p50 / budget:.2f}x (target <= 2x)")
     print(
         f"idle CPU over {idle_seconds:g} s at the default poll interval: {cpu:.4f} s "
         f"({cpu * 10 / idle_seconds:.4f} s per 10 s; target <= 0.05 s)"
