@@ -211,15 +211,18 @@ class AttributeMap(Mapping[str, DeviceAttribute]):
     """Read-only mapping of qualified attribute name to DeviceAttribute, in file order.
 
     Decoded maps keep the checked wire objects and build each DeviceAttribute on first access,
-    which keeps decoding of attribute-heavy files cheap.
+    which keeps decoding of attribute-heavy files cheap; the wire objects stay as they are.
     """
 
-    __slots__ = ("_entries", "one_scalar_member_each")
+    __slots__ = ("_built", "_entries", "one_scalar_member_each")
     __hash__ = None  # type: ignore[assignment]
     _entries: dict[str, Any]
+    """DeviceAttributes (maps built by hand) or checked wire objects (decoded maps)."""
+    _built: dict[str, DeviceAttribute]
+    """The DeviceAttributes built so far from the wire objects of a decoded map."""
     one_scalar_member_each: builtins.bool
-    """Set (to True) by the decoder when it found exactly one scalar member in every attribute;
-    unset otherwise: read it with getattr(..., False)."""
+    """Set (to True) by the decoder when it found exactly one scalar member in every attribute,
+    which makes each wire object exactly what Go writes; unset otherwise: use getattr."""
 
     def __init__(self, entries: Mapping[str, DeviceAttribute] | None = None) -> None:
         checked: dict[str, Any] = {}
@@ -238,10 +241,16 @@ class AttributeMap(Mapping[str, DeviceAttribute]):
 
     def __getitem__(self, key: str) -> DeviceAttribute:
         value = self._entries[key]
-        if type(value) is not DeviceAttribute:
-            value = attribute_from_checked_wire(value)
-            self._entries[key] = value
-        return value
+        if type(value) is DeviceAttribute:
+            return value
+        try:
+            built = self._built
+        except AttributeError:
+            built = self._built = {}
+        attribute = built.get(key)
+        if attribute is None:
+            attribute = built[key] = attribute_from_checked_wire(value)
+        return attribute
 
     def __contains__(self, key: object) -> builtins.bool:
         return key in self._entries

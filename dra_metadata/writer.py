@@ -173,23 +173,22 @@ def _attribute(attribute: DeviceAttribute) -> dict[str, Any]:
     return wire
 
 
-def _attributes(attributes: Mapping[str, DeviceAttribute]) -> dict[str, Any]:
-    """The wire ``attributes`` object: Go's map encoding sorts the keys.
+def _attributes(attributes: Mapping[str, DeviceAttribute]) -> dict[str, Any] | None:
+    """The wire ``attributes`` object (None when empty): Go's map encoding sorts the keys.
 
     A decoded map whose every attribute the decoder found to hold one scalar member still
     holds the wire objects, which are already exactly what Go writes for them.
     """
-    entries: dict[str, Any] = attributes._entries  # type: ignore[attr-defined]  # noqa: SLF001
-    keys = list(entries)
+    wire: dict[str, Any]
     if getattr(attributes, "one_scalar_member_each", False):
-        wire = entries
+        wire = attributes._entries  # type: ignore[attr-defined]  # noqa: SLF001
+    elif attributes:
+        wire = {key: _attribute(attributes[key]) for key in attributes}
     else:
-        wire = {key: _attribute(attributes[key]) for key in keys}
-    if DeviceAttribute in set(map(type, wire.values())):  # some were built meanwhile
-        wire = {key: _attribute(attributes[key]) for key in keys}
-    if keys != sorted(keys):
-        wire = {key: wire[key] for key in sorted(keys)}
-    return wire
+        return None
+    keys = list(wire)
+    ordered = sorted(keys)  # Timsort: one pass over keys a Go writer left sorted
+    return wire if keys == ordered else {key: wire[key] for key in ordered}
 
 
 def _network_data(data: NetworkDeviceData) -> dict[str, Any]:
@@ -205,11 +204,12 @@ def _network_data(data: NetworkDeviceData) -> dict[str, Any]:
 
 def _device(device: Device) -> dict[str, Any]:
     wire: dict[str, Any] = {"driver": device.driver, "pool": device.pool, "name": device.name}
-    attributes = device.attributes
-    if attributes:
-        wire["attributes"] = _attributes(attributes)
-    if device.network_data is not None:
-        wire["networkData"] = _network_data(device.network_data)
+    attributes = _attributes(device.attributes)
+    if attributes is not None:
+        wire["attributes"] = attributes
+    network_data = device.network_data
+    if network_data is not None:
+        wire["networkData"] = _network_data(network_data)
     return wire
 
 
