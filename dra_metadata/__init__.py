@@ -56,17 +56,19 @@ from dra_metadata._read import (
     read_template_metadata,
 )
 from dra_metadata._schema import json_schema
-from dra_metadata._validate import FieldError, validate
+from dra_metadata._validate import FieldError, Profile, validate
 from dra_metadata._versions import GROUP_NAME, KIND, KNOWN_API_VERSIONS
 from dra_metadata._watch import (
     FORCE_POLLING_ENVIRONMENT_VARIABLE,
     NETWORK_FIELDS,
+    Condition,
     MetadataEvent,
     MetadataEventKind,
     StopEvent,
     awatch_claim_metadata,
     awatch_metadata_file,
     awatch_template_metadata,
+    network_data_condition,
     wait_for,
     wait_for_network_data,
     wait_until,
@@ -90,6 +92,7 @@ __all__ = [
     "AttributeMap",
     "AttributeValue",
     "AttributeValueError",
+    "Condition",
     "DecodeResult",
     "Device",
     "DeviceAttribute",
@@ -113,6 +116,7 @@ __all__ = [
     "NoMetadataError",
     "ObjectMeta",
     "OwnerReference",
+    "Profile",
     "StaleMetadataError",
     "StopEvent",
     "WaitTimeoutError",
@@ -123,6 +127,7 @@ __all__ = [
     "default_root",
     "json_schema",
     "metadata_file_name",
+    "network_data_condition",
     "read_claim_metadata",
     "read_metadata_file",
     "read_template_metadata",

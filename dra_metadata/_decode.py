@@ -179,8 +179,8 @@ def _object_api_version(value: Any, index: int, path: Path | None) -> str:
         raise _fatal(f"is {describe(value)}, not a JSON object", index, path)
     kind = value.get("kind")
     api_version = value.get("apiVersion")
-    if kind == KIND and api_version in _KNOWN:  # the usual case
-        return api_version  # type: ignore[no-any-return]
+    if kind == KIND and type(api_version) is str and api_version in _KNOWN:  # the usual case
+        return api_version
     for key, found in (("kind", kind), ("apiVersion", api_version)):
         if found is not None and type(found) is not str:
             raise _fatal(f'has a "{key}" that is {describe(found)}, not a string', index, path)

@@ -173,8 +173,8 @@ def read_request_dir(directory: Path, *, max_size: int = DEFAULT_MAX_SIZE) -> De
         else:
             reason = "the directory does not exist"
         raise MetadataNotFoundError(
-            f"no metadata files found in {directory}: {reason} (is the claim allocated to "
-            "this container, and does its driver publish device metadata?)",
+            f"no metadata files found: {reason} (is the claim allocated to this container, "
+            "and does its driver publish device metadata?)",
             path=directory,
         )
     sources = tuple(_read_source(path, driver_of_file_name(path.name), max_size) for path in files)

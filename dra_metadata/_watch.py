@@ -637,7 +637,7 @@ def _generations(metadata: DeviceMetadata) -> str:
     return ", ".join(f"{source.driver} generation {source.generation}" for source in sources)
 
 
-def wait_until(
+def wait_until(  # noqa: PLR0913 - wait_for's options, and progress reporting
     condition: Condition,
     claim_name: str,
     request_name: str,
@@ -649,19 +649,23 @@ def wait_until(
     poll_interval: float = 1.0,
     force_polling: bool | None = None,
     stop_event: StopEvent | None = None,
+    progress: Callable[[str], None] | None = None,
+    progress_interval: float = 5.0,
 ) -> DeviceMetadata:
     """Wait until ``condition(metadata)`` returns None (ready) and return that metadata.
 
     ``condition`` returns a sentence saying why the metadata is not ready otherwise; it ends up
     in the WaitTimeoutError raised after ``timeout`` seconds (None waits for ever), with the
     last metadata seen. StaleMetadataError is raised when a file the metadata comes from was
-    replaced on the host and this container can no longer see updates.
+    replaced on the host and this container can no longer see updates. ``progress`` is called
+    with that sentence every ``progress_interval`` seconds while waiting.
     """
     directory, single = _target(
         claim_name, request_name, template=template, driver=driver, root=root
     )
     watcher = _make_watcher(directory, single, poll_interval, force_polling)()
     deadline = None if timeout is None else time.monotonic() + timeout
+    next_progress = time.monotonic() + progress_interval
     metadata: DeviceMetadata | None = None
     try:
         while True:
@@ -689,9 +693,14 @@ def wait_until(
                     path=single or directory,
                     timeout=timeout if timeout is not None else 0.0,
                 )
+            if progress is not None and now >= next_progress:
+                progress(reason)
+                next_progress = now + progress_interval
             wake = watcher.next_wake()
             if deadline is not None:
                 wake = min(wake, deadline)
+            if progress is not None:
+                wake = min(wake, next_progress)
             seconds = max(0.0, wake - now)
             if stop_event is not None:
                 seconds = min(seconds, _STOP_CHECK_SECONDS)

@@ -414,7 +414,7 @@ class TestBadInput:
         with pytest.raises(MetadataDecodeError, match="read metadata object from stream"):
             decode_stream(data)
 
-    @pytest.mark.parametrize("api_version", ["", "/", "a/b/c", "group/", 7, None])
+    @pytest.mark.parametrize("api_version", ["", "/", "a/b/c", "group/", 7, None, ["x"], {"a": 1}])
     def test_unusable_api_version(self, api_version: object) -> None:
         obj = {"kind": "DeviceMetadata", "apiVersion": api_version}
         with pytest.raises(MetadataDecodeError, match="decode metadata object"):
