@@ -5,6 +5,7 @@
 >>> [device.attribute("uuid") for device in metadata.devices]  # doctest: +SKIP
 """
 
+from typing import TYPE_CHECKING as _TYPE_CHECKING
 from typing import Any as _Any
 
 from dra_metadata._decode import DecodeResult, decode_stream
@@ -55,27 +56,56 @@ from dra_metadata._read import (
     read_metadata_file,
     read_template_metadata,
 )
-from dra_metadata._schema import json_schema
-from dra_metadata._validate import FieldError, Profile, validate
 from dra_metadata._versions import GROUP_NAME, KIND, KNOWN_API_VERSIONS
-from dra_metadata._watch import (
-    FORCE_POLLING_ENVIRONMENT_VARIABLE,
-    NETWORK_FIELDS,
-    Condition,
-    MetadataEvent,
-    MetadataEventKind,
-    StopEvent,
-    awatch_claim_metadata,
-    awatch_metadata_file,
-    awatch_template_metadata,
-    network_data_condition,
-    wait_for,
-    wait_for_network_data,
-    wait_until,
-    watch_claim_metadata,
-    watch_metadata_file,
-    watch_template_metadata,
-)
+
+if _TYPE_CHECKING:
+    from dra_metadata._schema import json_schema
+    from dra_metadata._validate import FieldError, Profile, validate
+    from dra_metadata._watch import (
+        FORCE_POLLING_ENVIRONMENT_VARIABLE,
+        NETWORK_FIELDS,
+        Condition,
+        MetadataEvent,
+        MetadataEventKind,
+        StopEvent,
+        awatch_claim_metadata,
+        awatch_metadata_file,
+        awatch_template_metadata,
+        network_data_condition,
+        wait_for,
+        wait_for_network_data,
+        wait_until,
+        watch_claim_metadata,
+        watch_metadata_file,
+        watch_template_metadata,
+    )
+
+# Imported on first use: reading (what init containers and workloads do first) must start fast.
+_LAZY = {
+    "json_schema": "_schema",
+    **dict.fromkeys(("FieldError", "Profile", "validate"), "_validate"),
+    **dict.fromkeys(
+        (
+            "FORCE_POLLING_ENVIRONMENT_VARIABLE",
+            "NETWORK_FIELDS",
+            "Condition",
+            "MetadataEvent",
+            "MetadataEventKind",
+            "StopEvent",
+            "awatch_claim_metadata",
+            "awatch_metadata_file",
+            "awatch_template_metadata",
+            "network_data_condition",
+            "wait_for",
+            "wait_for_network_data",
+            "wait_until",
+            "watch_claim_metadata",
+            "watch_metadata_file",
+            "watch_template_metadata",
+        ),
+        "_watch",
+    ),
+}
 
 __all__ = [
     "CONTAINER_DIR",
@@ -146,6 +176,13 @@ __all__ = [
 
 
 def __getattr__(name: str) -> _Any:
+    module = _LAZY.get(name)
+    if module is not None:
+        from importlib import import_module  # noqa: PLC0415
+
+        value = getattr(import_module(f"dra_metadata.{module}"), name)
+        globals()[name] = value
+        return value
     if name == "__version__":  # looked up on demand: reading package metadata costs import time
         from importlib.metadata import version  # noqa: PLC0415
 

@@ -10,16 +10,17 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
 from dra_metadata._convert import WireTypeError, describe, metadata_from_wire
 from dra_metadata._errors import MetadataDecodeError, NoCompatibleVersionError, NoMetadataError
 from dra_metadata._models import DeviceMetadata, builder
-from dra_metadata._validate import FieldError, Profile
-from dra_metadata._validate import validate as validate_metadata
 from dra_metadata._versions import KIND, KNOWN_API_VERSIONS, ApiVersionError, normalize_api_version
+
+if TYPE_CHECKING:
+    from dra_metadata._validate import FieldError, Profile
 
 _WHITESPACE = re.compile(rb"[ \t\r\n]*")
 _END_OF_STREAM = frozenset(b"]}")
@@ -243,5 +244,7 @@ def decode_stream(data: bytes | str, *, validate: bool | Profile = False) -> Dec
     result = decode_bytes(data)
     if profile is None:
         return result
+    from dra_metadata._validate import validate as validate_metadata  # noqa: PLC0415
+
     errors = validate_metadata(result.metadata, profile=profile)
     return replace(result, errors=errors)

@@ -7,7 +7,7 @@ import os
 import stat
 from dataclasses import fields, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from dra_metadata._decode import decode_bytes, resolve_profile
 from dra_metadata._errors import (
@@ -26,7 +26,9 @@ from dra_metadata._paths import (
     metadata_file_name,
     request_dir,
 )
-from dra_metadata._validate import Profile, iter_source_errors
+
+if TYPE_CHECKING:
+    from dra_metadata._validate import Profile
 
 DEFAULT_MAX_SIZE = 4 * 1024 * 1024
 """Files larger than this (4 MiB) are refused without being read whole."""
@@ -122,6 +124,8 @@ def _checked(
 ) -> DeviceMetadata:
     profile = resolve_profile(validate)
     if profile is not None:
+        from dra_metadata._validate import iter_source_errors  # noqa: PLC0415 - only when asked
+
         errors = tuple(iter_source_errors(metadata, profile))
         if errors:
             raise MetadataValidationError(errors, metadata, path=path)

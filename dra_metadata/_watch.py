@@ -145,8 +145,11 @@ class _Watcher:
     _directory_watch: tuple[int, Path] | None = None
     _poller: Any = None
 
+    defer_inotify: bool = False
+    """Start inotify only when there is something to wait for (wait_until: often ready at once)."""
+
     def __post_init__(self) -> None:
-        if not self.force_polling:
+        if not self.force_polling and not self.defer_inotify:
             self._start_inotify()
 
     # inotify ---------------------------------------------------------------------------
@@ -250,6 +253,12 @@ class _Watcher:
 
     def wait(self, seconds: float) -> None:
         """Sleep until an inotify event arrives or ``seconds`` pass."""
+        if self.defer_inotify:
+            self.defer_inotify = False
+            if not self.force_polling:
+                self._start_inotify()
+                self.full_scan_due = 0.0  # look again now that changes cannot be missed
+                return
         if self._poller is None or self._inotify is None:
             time.sleep(seconds)
             return
@@ -438,13 +447,20 @@ def _resolve_force_polling(force_polling: bool | None) -> bool:
 
 
 def _make_watcher(
-    directory: Path, single_file: Path | None, poll_interval: float, force_polling: bool | None
+    directory: Path,
+    single_file: Path | None,
+    poll_interval: float,
+    force_polling: bool | None,
+    *,
+    defer_inotify: bool = False,
 ) -> Callable[[], _Watcher]:
     """Check the options now; the watcher (and its inotify descriptor) is made when iterating."""
     if not poll_interval > 0:
         raise ValueError(f"poll_interval must be positive, not {poll_interval!r}")
     polling = _resolve_force_polling(force_polling)
-    return lambda: _Watcher(directory, single_file, poll_interval, polling)
+    return lambda: _Watcher(
+        directory, single_file, poll_interval, polling, defer_inotify=defer_inotify
+    )
 
 
 def _target(
@@ -663,7 +679,7 @@ def wait_until(  # noqa: PLR0913 - wait_for's options, and progress reporting
     directory, single = _target(
         claim_name, request_name, template=template, driver=driver, root=root
     )
-    watcher = _make_watcher(directory, single, poll_interval, force_polling)()
+    watcher = _make_watcher(directory, single, poll_interval, force_polling, defer_inotify=True)()
     deadline = None if timeout is None else time.monotonic() + timeout
     next_progress = time.monotonic() + progress_interval
     metadata: DeviceMetadata | None = None

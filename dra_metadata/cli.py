@@ -255,7 +255,7 @@ def build_parser() -> argparse.ArgumentParser:
         "example: dra-metadata show my-claim gpu",
         formatter_class=_Formatter,
     )
-    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
+    parser.add_argument("--version", action=_VersionAction, help="print the version and exit")
     parser.add_argument(
         "--root",
         metavar="DIR",
@@ -370,11 +370,19 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _version() -> str:
-    try:
-        return str(dra_metadata.__version__)
-    except Exception:  # noqa: BLE001 - not installed: run from a source tree
-        return "unknown"
+class _VersionAction(argparse.Action):
+    """--version, looking the version up only when asked (package metadata is slow to read)."""
+
+    def __init__(self, option_strings: list[str], dest: str, **options: Any) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, **options)
+
+    def __call__(self, parser: argparse.ArgumentParser, *_: object) -> NoReturn:
+        try:
+            version = str(dra_metadata.__version__)
+        except Exception:  # noqa: BLE001 - not installed: run from a source tree
+            version = "unknown"
+        sys.stdout.write(f"{parser.prog} {version}\n")
+        parser.exit()
 
 
 # Commands ---------------------------------------------------------------------------------

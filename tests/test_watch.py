@@ -387,6 +387,7 @@ class TestFallback:
         code = (
             "import logging, os, resource, sys, threading, time\n"
             "import inotify_simple, dra_metadata\n"
+            "from dra_metadata import watch_metadata_file  # (imported lazily: do it now)\n"
             "inotify_simple.INotify().close()  # loads libc now, while descriptors are free\n"
             "from dra_metadata import DeviceMetadata, ObjectMeta\n"
             "from dra_metadata.writer import write_metadata_file\n"
@@ -405,7 +406,7 @@ class TestFallback:
             "    time.sleep(0.2)\n"
             "    write(2)\n"
             "threading.Thread(target=writer).start()\n"
-            "events = dra_metadata.watch_metadata_file(path, timeout=5, poll_interval=0.05)\n"
+            "events = watch_metadata_file(path, timeout=5, poll_interval=0.05)\n"
             "print(next(events).kind.name, next(events).kind.name, flush=True)\n"
         )
         result = subprocess.run(
