@@ -463,11 +463,30 @@ def _make_watcher(
     )
 
 
-def _target(
-    claim_name: str, request_name: str, *, template: bool, driver: str | None, root: StrPath | None
-) -> tuple[Path, Path | None]:
+def _claim_watcher(
+    claim_name: str,
+    request_name: str,
+    *,
+    template: bool,
+    driver: str | None,
+    root: StrPath | None,
+    poll_interval: float,
+    force_polling: bool | None,
+    defer_inotify: bool = False,
+) -> Callable[[], _Watcher]:
+    """A watcher maker for a request directory, or for one driver's file in it."""
     directory = request_dir(claim_name, request_name, template=template, root=root)
-    return directory, (directory / metadata_file_name(driver) if driver is not None else None)
+    single = directory / metadata_file_name(driver) if driver is not None else None
+    return _make_watcher(
+        directory, single, poll_interval, force_polling, defer_inotify=defer_inotify
+    )
+
+
+def _file_watcher(
+    path: StrPath, poll_interval: float, force_polling: bool | None
+) -> Callable[[], _Watcher]:
+    file_path = Path(path)
+    return _make_watcher(file_path.parent, file_path, poll_interval, force_polling)
 
 
 def _run(
@@ -551,8 +570,15 @@ def watch_claim_metadata(
     seconds instead of using inotify, which is otherwise complemented by a re-read at that
     interval.
     """
-    directory, single = _target(claim_name, request_name, template=False, driver=driver, root=root)
-    watcher = _make_watcher(directory, single, poll_interval, force_polling)
+    watcher = _claim_watcher(
+        claim_name,
+        request_name,
+        template=False,
+        driver=driver,
+        root=root,
+        poll_interval=poll_interval,
+        force_polling=force_polling,
+    )
     return _watch(watcher, timeout, stop_event)
 
 
@@ -568,10 +594,15 @@ def watch_template_metadata(
     stop_event: StopEvent | None = None,
 ) -> Iterator[MetadataEvent]:
     """watch_claim_metadata for a claim made from a template (by its pod claim name)."""
-    directory, single = _target(
-        pod_claim_name, request_name, template=True, driver=driver, root=root
+    watcher = _claim_watcher(
+        pod_claim_name,
+        request_name,
+        template=True,
+        driver=driver,
+        root=root,
+        poll_interval=poll_interval,
+        force_polling=force_polling,
     )
-    watcher = _make_watcher(directory, single, poll_interval, force_polling)
     return _watch(watcher, timeout, stop_event)
 
 
@@ -584,9 +615,7 @@ def watch_metadata_file(
     stop_event: StopEvent | None = None,
 ) -> Iterator[MetadataEvent]:
     """watch_claim_metadata for any one metadata file."""
-    file_path = Path(path)
-    watcher = _make_watcher(file_path.parent, file_path, poll_interval, force_polling)
-    return _watch(watcher, timeout, stop_event)
+    return _watch(_file_watcher(path, poll_interval, force_polling), timeout, stop_event)
 
 
 def awatch_claim_metadata(
@@ -604,8 +633,15 @@ def awatch_claim_metadata(
 
     The inotify descriptor is registered with the event loop; nothing busy-waits.
     """
-    directory, single = _target(claim_name, request_name, template=False, driver=driver, root=root)
-    watcher = _make_watcher(directory, single, poll_interval, force_polling)
+    watcher = _claim_watcher(
+        claim_name,
+        request_name,
+        template=False,
+        driver=driver,
+        root=root,
+        poll_interval=poll_interval,
+        force_polling=force_polling,
+    )
     return _awatch(watcher, timeout, stop_event)
 
 
@@ -621,10 +657,15 @@ def awatch_template_metadata(
     stop_event: StopEvent | None = None,
 ) -> AsyncIterator[MetadataEvent]:
     """The asyncio twin of watch_template_metadata."""
-    directory, single = _target(
-        pod_claim_name, request_name, template=True, driver=driver, root=root
+    watcher = _claim_watcher(
+        pod_claim_name,
+        request_name,
+        template=True,
+        driver=driver,
+        root=root,
+        poll_interval=poll_interval,
+        force_polling=force_polling,
     )
-    watcher = _make_watcher(directory, single, poll_interval, force_polling)
     return _awatch(watcher, timeout, stop_event)
 
 
@@ -637,9 +678,7 @@ def awatch_metadata_file(
     stop_event: StopEvent | None = None,
 ) -> AsyncIterator[MetadataEvent]:
     """The asyncio twin of watch_metadata_file."""
-    file_path = Path(path)
-    watcher = _make_watcher(file_path.parent, file_path, poll_interval, force_polling)
-    return _awatch(watcher, timeout, stop_event)
+    return _awatch(_file_watcher(path, poll_interval, force_polling), timeout, stop_event)
 
 
 Condition = Callable[[DeviceMetadata], "str | None"]
@@ -676,10 +715,16 @@ def wait_until(  # noqa: PLR0913 - wait_for's options, and progress reporting
     replaced on the host and this container can no longer see updates. ``progress`` is called
     with that sentence every ``progress_interval`` seconds while waiting.
     """
-    directory, single = _target(
-        claim_name, request_name, template=template, driver=driver, root=root
-    )
-    watcher = _make_watcher(directory, single, poll_interval, force_polling, defer_inotify=True)()
+    watcher = _claim_watcher(
+        claim_name,
+        request_name,
+        template=template,
+        driver=driver,
+        root=root,
+        poll_interval=poll_interval,
+        force_polling=force_polling,
+        defer_inotify=True,
+    )()
     deadline = None if timeout is None else time.monotonic() + timeout
     next_progress = time.monotonic() + progress_interval
     metadata: DeviceMetadata | None = None
@@ -706,7 +751,7 @@ def wait_until(  # noqa: PLR0913 - wait_for's options, and progress reporting
                 raise WaitTimeoutError(
                     ("stopped; " if stopped else "") + reason,
                     metadata=metadata,
-                    path=single or directory,
+                    path=watcher.single_file or watcher.directory,
                     timeout=timeout if timeout is not None else 0.0,
                 )
             if progress is not None and now >= next_progress:
