@@ -163,7 +163,7 @@ _STR_ONLY = frozenset({str})
 
 def _str_tuple(value: object, path: str) -> tuple[str, ...]:
     items = _list(value, path)
-    if str in set(map(type, items)) <= _STR_ONLY:
+    if set(map(type, items)) <= _STR_ONLY:
         return tuple(items)
     return tuple(_str(item, f"{path}[{index}]") for index, item in enumerate(items))
 

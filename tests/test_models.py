@@ -214,3 +214,15 @@ class TestMore:
     def test_public_module(self) -> None:
         for model in (Device, DeviceAttribute, DeviceMetadata, AttributeMap, ObjectMeta):
             assert model.__module__ == "dra_metadata"
+
+
+def test_wire_tables_follow_the_models() -> None:
+    """The decoder's field tables list every field, in field order, under its wire name."""
+    from dataclasses import fields  # noqa: PLC0415
+
+    from dra_metadata._convert import WIRE_FIELD_TABLES  # noqa: PLC0415
+    from dra_metadata._models import _camel  # noqa: PLC0415
+
+    for model, table in WIRE_FIELD_TABLES.items():
+        assert [name for _, name, _ in table] == [field.name for field in fields(model)]
+        assert [wire for wire, _, _ in table] == [_camel(name) for _, name, _ in table]
