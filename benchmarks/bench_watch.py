@@ -8,7 +8,8 @@ watcher forced to poll every 0.1 s, and the floor: a bare inotify_simple read lo
 same writes (it decodes nothing). Then the CPU time a watcher uses in 10 s without changes.
 
 Targets (issue #4): inotify p50 at most 2x (floor p50 + one decode), p99 at most 5 ms; idle CPU
-at most 0.05 s per 10 s at the default poll interval.
+at most 0.05 s per 10 s at the default poll interval; a watch ends within 100 ms of its
+stop_event or timeout.
 """
 
 from __future__ import annotations
@@ -108,6 +109,30 @@ def percentile(values: list[float], fraction: float) -> float:
     return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
 
 
+def ending_latencies(path: Path, trials: int) -> dict[str, list[float]]:
+    """How long after stop_event is set, or after its timeout, a watch actually ends."""
+    results: dict[str, list[float]] = {"stop_event": [], "timeout": []}
+    for trial in range(trials):
+        stop = threading.Event()
+        set_at: list[float] = []
+        delay = 0.05 + 0.1 * trial / max(1, trials - 1)
+
+        def set_stop(stop: threading.Event = stop, set_at: list[float] = set_at) -> None:
+            set_at.append(time.perf_counter())
+            stop.set()
+
+        timer = threading.Timer(delay, set_stop)
+        timer.start()
+        for _ in dra_metadata.watch_metadata_file(path, poll_interval=60, stop_event=stop):
+            pass
+        results["stop_event"].append(time.perf_counter() - set_at[0])
+        start = time.perf_counter()
+        for _ in dra_metadata.watch_metadata_file(path, poll_interval=60, timeout=delay):
+            pass
+        results["timeout"].append(time.perf_counter() - start - delay)
+    return results
+
+
 def idle_cpu(path: Path, seconds: float) -> float:
     start = time.process_time()
     for _ in dra_metadata.watch_metadata_file(path, timeout=seconds):
@@ -133,6 +158,7 @@ def main() -> None:
             ),
         }
         cpu = idle_cpu(path, idle_seconds)
+        endings = ending_latencies(path, 5 if arguments.quick else 20)
 
     print(f"update-to-event latency, {len(data)}-byte file rewritten in place:")
     for name, latencies in results.items():
@@ -145,6 +171,11 @@ def main() -> None:
     budget = floor_p50 + decode
     print(f"  one decode_stream of the file: {decode * 1e3:.3f} ms")
     print(f"  inotify p50 / (floor p50 + one decode) = {inotify_p50 / budget:.2f}x (target <= 2x)")
+    for name, delays in endings.items():
+        print(
+            f"  end of a watch after its {name}: max {max(delays) * 1e3:.1f} ms "
+            f"over {len(delays)} tries (target <= 100 ms)"
+        )
     print(
         f"idle CPU over {idle_seconds:g} s at the default poll interval: {cpu:.4f} s "
         f"({cpu * 10 / idle_seconds:.4f} s per 10 s; target <= 0.05 s)"

