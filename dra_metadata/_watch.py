@@ -370,12 +370,13 @@ class _Watcher:
         except MetadataDecodeError as error:
             self._not_decodable(state, error, now)
             return
-        previous = state.source or self.removed.pop(path, None)
+        previous = state.source
+        recreated = previous is None and self.removed.pop(path, None) is not None
         source = MetadataSource(path, state.driver, result.metadata, result.skipped_versions)
         state.identity, state.content, state.source = identity, data, source
         state.retry_at, state.retry_delay, state.problem = None, _FIRST_RETRY_SECONDS, None
         state.failed_error = None
-        kind = _classify(previous, source, first=previous is None and path not in self.removed)
+        kind = MetadataEventKind.REPLACED if recreated else _classify(previous, source)
         if kind is not None:
             changes.append((kind, path, state.driver))
 
@@ -417,11 +418,10 @@ class _Watcher:
         return [path for path, state in self.files.items() if state.stale_reported]
 
 
-def _classify(
-    previous: MetadataSource | None, current: MetadataSource, *, first: bool
-) -> MetadataEventKind | None:
+def _classify(previous: MetadataSource | None, current: MetadataSource) -> MetadataEventKind | None:
+    """The kind of change from ``previous`` to ``current`` of one file (None: no change)."""
     if previous is None:
-        return MetadataEventKind.CREATED if first else MetadataEventKind.REPLACED
+        return MetadataEventKind.CREATED
     if current.generation > previous.generation:
         return MetadataEventKind.UPDATED
     if current.generation < previous.generation or current.metadata != previous.metadata:

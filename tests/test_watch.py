@@ -153,6 +153,10 @@ class TestEvents:
         assert next(events).kind is REMOVED
         later(0.05, lambda: write_metadata_file(path, metadata(1)))
         assert next(events).kind is REPLACED
+        later(0.05, path.unlink)
+        assert next(events).kind is REMOVED
+        later(0.05, lambda: write_metadata_file(path, metadata(5)))  # back, even higher
+        assert next(events).kind is REPLACED
         events.close()
 
     def test_rewriting_the_same_generation_is_silent(self, tmp_path: Path, polling: bool) -> None:
