@@ -683,16 +683,21 @@ def _command_env(arguments: argparse.Namespace, out: TextIO) -> int:
     for name, variable in zip(names, variables, strict=True):
         values = []
         for device in metadata.devices:
+            source = next(
+                (src.path for src in metadata.sources if src.driver == device.driver), None
+            )
+            where = f"device {device.driver} {device.pool}/{device.name}"
             attribute = device.get_attribute(name)
             if attribute is None:
-                source = next(
-                    (src.path for src in metadata.sources if src.driver == device.driver), None
-                )
-                raise MetadataNotFoundError(
-                    f"device {device.driver} {device.pool}/{device.name} has no attribute {name}",
-                    path=source or Path(arguments.claim),
-                )
-            values.append(_attribute_text(attribute))
+                raise DeviceMetadataError(f"{where} has no attribute {name}", path=source)
+            try:
+                value = attribute.value
+            except dra_metadata.AttributeValueError:  # several members: say where, as validate does
+                errors = dra_metadata.validate(metadata)
+                raise MetadataValidationError(errors, metadata, path=source) from None
+            if value is None:
+                raise DeviceMetadataError(f"{where}: attribute {name} has no value", path=source)
+            values.append(_value_text(value))
         lines.append(f"export {variable}={shlex.quote(arguments.join.join(values))}\n")
     out.writelines(lines)
     return EXIT_OK

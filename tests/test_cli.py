@@ -468,6 +468,15 @@ class TestOtherCommands:
             run("env", "c", "r", "--attribute", "x", "--var", "1BAD", root=tree.root).returncode
             == 2
         )
+        tree.add_claim(
+            "c",
+            "two",
+            "d",
+            [Device(name="n", attributes={"m": DeviceAttribute(int=1, string="1")})],
+        )
+        ambiguous = run("env", "c", "two", "--attribute", "m", root=tree.root)
+        assert ambiguous.returncode == 3
+        assert "requests[0].devices[0].attributes[m]: Invalid value" in ambiguous.stderr
         missing = run("env", "c", "r", "--attribute", "uuid", root=tree.root)
         assert missing.returncode == 1
         assert "has no attribute uuid" in missing.stderr
