@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import os
 import statistics
 import subprocess
@@ -104,6 +105,13 @@ def process_seconds(commands: dict[str, list[str]], *, runs: int) -> dict[str, f
             subprocess.run(command, check=True, stdout=subprocess.DEVNULL, env=environment)
             samples[name].append(time.perf_counter() - start)
     return {name: statistics.median(values) for name, values in samples.items()}
+
+
+def quick_option(description: str | None) -> bool:
+    """Parse the one option every benchmark has: --quick, few iterations (a smoke test)."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--quick", action="store_true", help="few iterations (smoke test)")
+    return bool(parser.parse_args().quick)
 
 
 def python(code: str) -> list[str]:

@@ -8,21 +8,18 @@ Both commands start a fresh interpreter; medians of runs taken round-robin. Targ
 
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 
-from _common import process_seconds, python
+from _common import process_seconds, python, quick_option
 
 TREE = Path(__file__).parent.parent / "examples" / "tree"
 COMMAND = str(Path(sys.executable).parent / "dra-metadata")
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--quick", action="store_true", help="few runs (smoke test)")
-    arguments = parser.parse_args()
-    runs = 3 if arguments.quick else 31
+    quick = quick_option(__doc__)
+    runs = 3 if quick else 31
     show = [COMMAND, "--root", str(TREE), "show", "training-gpus", "gpu"]
     seconds = process_seconds(
         {

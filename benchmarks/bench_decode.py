@@ -8,7 +8,6 @@ only); `import dra_metadata` at most 30 ms over `import pydantic, orjson`.
 
 from __future__ import annotations
 
-import argparse
 import json
 from typing import Any
 
@@ -17,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 import dra_metadata
 
-from _common import interleaved_best, process_seconds, python, realistic_stream
+from _common import interleaved_best, process_seconds, python, quick_option, realistic_stream
 
 
 class _Naive(BaseModel):
@@ -84,10 +83,8 @@ def naive_decode(text: str) -> NaiveMetadata:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--quick", action="store_true", help="few iterations (smoke test)")
-    arguments = parser.parse_args()
-    number, rounds, runs = (20, 2, 3) if arguments.quick else (2000, 9, 21)
+    quick = quick_option(__doc__)
+    number, rounds, runs = (20, 2, 3) if quick else (2000, 9, 21)
 
     data = realistic_stream()
     first = data[: data.index(b"}\n{") + 1]

@@ -10,23 +10,19 @@ omitted empty fields, sorted attribute keys) and apply Go's escaping. Target (is
 
 from __future__ import annotations
 
-import argparse
-
 import orjson
 
 import dra_metadata
 from dra_metadata.writer import _body, encode_stream
 
-from _common import interleaved_best, realistic_metadata, realistic_stream
+from _common import interleaved_best, quick_option, realistic_metadata, realistic_stream
 
 V1BETA1, V1ALPHA1 = dra_metadata.KNOWN_API_VERSIONS
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--quick", action="store_true", help="few iterations (smoke test)")
-    arguments = parser.parse_args()
-    number, rounds = (20, 2) if arguments.quick else (1000, 9)
+    quick = quick_option(__doc__)
+    number, rounds = (20, 2) if quick else (1000, 9)
 
     built = realistic_metadata()
     decoded = dra_metadata.decode_stream(realistic_stream()).metadata

@@ -8,20 +8,16 @@ time of orjson.loads of the first object's bytes.
 
 from __future__ import annotations
 
-import argparse
-
 import orjson
 
 import dra_metadata
 
-from _common import interleaved_best, realistic_stream
+from _common import interleaved_best, quick_option, realistic_stream
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--quick", action="store_true", help="few iterations (smoke test)")
-    arguments = parser.parse_args()
-    number, rounds = (20, 2) if arguments.quick else (2000, 9)
+    quick = quick_option(__doc__)
+    number, rounds = (20, 2) if quick else (2000, 9)
 
     data = realistic_stream()
     first = data[: data.index(b"}\n{") + 1]

@@ -14,7 +14,6 @@ stop_event or timeout.
 
 from __future__ import annotations
 
-import argparse
 import statistics
 import tempfile
 import threading
@@ -28,7 +27,7 @@ import dra_metadata
 from dra_metadata import DeviceMetadata, ObjectMeta
 from dra_metadata.writer import encode_stream
 
-from _common import best_seconds
+from _common import best_seconds, quick_option
 
 Observe = Callable[[Path, Callable[[int], None]], Iterator[None]]
 
@@ -141,10 +140,8 @@ def idle_cpu(path: Path, seconds: float) -> float:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--quick", action="store_true", help="few updates (smoke test)")
-    arguments = parser.parse_args()
-    updates, polled_updates, idle_seconds = (20, 5, 1.0) if arguments.quick else (1000, 100, 10.0)
+    quick = quick_option(__doc__)
+    updates, polled_updates, idle_seconds = (20, 5, 1.0) if quick else (1000, 100, 10.0)
 
     with tempfile.TemporaryDirectory() as directory:
         path = Path(directory) / "sriov.example.com-metadata.json"
@@ -158,7 +155,7 @@ def main() -> None:
             ),
         }
         cpu = idle_cpu(path, idle_seconds)
-        endings = ending_latencies(path, 5 if arguments.quick else 20)
+        endings = ending_latencies(path, 5 if quick else 20)
 
     print(f"update-to-event latency, {len(data)}-byte file rewritten in place:")
     for name, latencies in results.items():

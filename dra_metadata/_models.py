@@ -35,13 +35,14 @@ _new_object = object.__new__
 _object_setattr = object.__setattr__
 
 
-def _camel(name: str) -> str:
+def camel(name: str) -> str:
+    """The wire name of a field: ``interface_name`` -> ``interfaceName``."""
     first, *rest = name.split("_")
     return first + "".join(part[:1].upper() + part[1:] for part in rest)
 
 
 # Read by pydantic when it builds a schema for these dataclasses: wire names as aliases.
-_PYDANTIC_CONFIG = {"alias_generator": _camel, "validate_by_name": True, "validate_by_alias": True}
+_PYDANTIC_CONFIG = {"alias_generator": camel, "validate_by_name": True, "validate_by_alias": True}
 
 
 def builder(cls: type[_C]) -> Callable[..., _C]:
@@ -184,6 +185,28 @@ def _member_is_set(value: object) -> builtins.bool:
     if isinstance(value, tuple):
         return bool(value)
     return value is not None
+
+
+def wire_attribute(attribute: DeviceAttribute) -> dict[str, Any]:
+    """The wire object of an attribute, as Go writes it: the members set, in wire order."""
+    wire: dict[str, Any] = {}
+    if attribute.int is not None:  # a pointer in Go: 0, false and "" are written
+        wire["int"] = attribute.int
+    if attribute.bool is not None:
+        wire["bool"] = attribute.bool
+    if attribute.string is not None:
+        wire["string"] = attribute.string
+    if attribute.version is not None:
+        wire["version"] = attribute.version
+    if attribute.ints:
+        wire["ints"] = list(attribute.ints)
+    if attribute.bools:
+        wire["bools"] = list(attribute.bools)
+    if attribute.strings:
+        wire["strings"] = list(attribute.strings)
+    if attribute.versions:
+        wire["versions"] = list(attribute.versions)
+    return wire
 
 
 _build_attribute = builder(DeviceAttribute)

@@ -17,12 +17,12 @@ from typing import Any
 import orjson
 
 from dra_metadata._models import ATTRIBUTE_MEMBERS, INT64_MAX, INT64_MIN, DeviceMetadata
+from dra_metadata._validate import LABEL_PATTERN as _LABEL
+from dra_metadata._validate import SUBDOMAIN_PATTERN as _SUBDOMAIN
 from dra_metadata._versions import KIND, KNOWN_API_VERSIONS
 
-_LABEL = "[a-z0-9]([-a-z0-9]*[a-z0-9])?"
-_SUBDOMAIN = rf"{_LABEL}(\.{_LABEL})*"
-_CASELESS_LABEL = "[a-zA-Z0-9]([-a-zA-Z0-9]*[a-zA-Z0-9])?"
-_CASELESS_SUBDOMAIN = rf"{_CASELESS_LABEL}(\.{_CASELESS_LABEL})*"
+# The validator's patterns; JSON Schema regexes have no flags, so caseless spells out A-Z.
+_CASELESS_SUBDOMAIN = _SUBDOMAIN.replace("a-z0-9", "a-zA-Z0-9")
 _INT64 = {"minimum": INT64_MIN, "maximum": INT64_MAX}
 
 

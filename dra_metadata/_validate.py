@@ -69,8 +69,8 @@ def _show(value: object) -> str:
 
 # Formats (spec §5.1). Lengths are byte lengths.
 
-_LABEL = r"[a-z0-9]([-a-z0-9]*[a-z0-9])?"
-_SUBDOMAIN = rf"{_LABEL}(\.{_LABEL})*"
+LABEL_PATTERN = r"[a-z0-9]([-a-z0-9]*[a-z0-9])?"
+SUBDOMAIN_PATTERN = rf"{LABEL_PATTERN}(\.{LABEL_PATTERN})*"
 _SEMVER = (
     r"(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)"
     r"(-(0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*)(\.(0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*))*)?"
@@ -82,9 +82,9 @@ _SEMVER = (
 def _pattern(name: str) -> re.Pattern[str]:
     """Compiled on first use: validation is optional, import time is not."""
     return {
-        "label": lambda: re.compile(_LABEL),
-        "subdomain": lambda: re.compile(_SUBDOMAIN),
-        "subdomain-caseless": lambda: re.compile(_SUBDOMAIN, re.IGNORECASE),
+        "label": lambda: re.compile(LABEL_PATTERN),
+        "subdomain": lambda: re.compile(SUBDOMAIN_PATTERN),
+        "subdomain-caseless": lambda: re.compile(SUBDOMAIN_PATTERN, re.IGNORECASE),
         "c-identifier": lambda: re.compile(r"[A-Za-z_][A-Za-z0-9_]*"),
         "semver": lambda: re.compile(_SEMVER, re.ASCII),
     }[name]()

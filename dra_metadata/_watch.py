@@ -35,7 +35,7 @@ from dra_metadata._errors import (
     StaleMetadataError,
     WaitTimeoutError,
 )
-from dra_metadata._models import Device, DeviceMetadata, MetadataSource
+from dra_metadata._models import Device, DeviceMetadata, MetadataSource, camel
 from dra_metadata._paths import (
     METADATA_FILE_SUFFIX,
     StrPath,
@@ -171,10 +171,6 @@ class _Watcher:
     def _stop_inotify(self, reason: str) -> None:
         _log_polling(reason)
         self.close()
-
-    @property
-    def uses_inotify(self) -> bool:
-        return self._inotify is not None
 
     def fileno(self) -> int | None:
         return None if self._inotify is None else int(self._inotify.fileno())
@@ -834,16 +830,11 @@ def network_data_condition(require: tuple[str, ...]) -> Condition:
             missing = [name for name in require if not getattr(data, name)]
             if missing:
                 return f"{_generations(metadata)}, device {device.name} has no " + " and no ".join(
-                    f"networkData.{_camel(name)}" for name in missing
+                    f"networkData.{camel(name)}" for name in missing
                 )
         return None
 
     return condition
-
-
-def _camel(name: str) -> str:
-    first, *rest = name.split("_")
-    return first + "".join(part.title() for part in rest)
 
 
 def wait_for_network_data(

@@ -32,6 +32,7 @@ from dra_metadata import (
     StaleMetadataError,
     WaitTimeoutError,
 )
+from dra_metadata._models import wire_attribute
 from dra_metadata._paths import driver_of_file_name
 from dra_metadata._read import list_metadata_files
 
@@ -67,14 +68,6 @@ def _value_text(value: object) -> str:
     return str(value)
 
 
-def _wire_attribute(attribute: dra_metadata.DeviceAttribute) -> dict[str, Any]:
-    wire: dict[str, Any] = {}
-    for name in attribute.members:
-        value = getattr(attribute, name)
-        wire[name] = list(value) if isinstance(value, tuple) else value
-    return wire
-
-
 def _device_json(device: dra_metadata.Device) -> dict[str, Any]:
     data = device.network_data
     return {
@@ -82,7 +75,7 @@ def _device_json(device: dra_metadata.Device) -> dict[str, Any]:
         "pool": device.pool,
         "name": device.name,
         "attributes": {
-            key: _wire_attribute(device.attributes[key]) for key in sorted(device.attributes)
+            key: wire_attribute(device.attributes[key]) for key in sorted(device.attributes)
         },
         "networkData": None
         if data is None

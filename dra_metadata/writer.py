@@ -26,6 +26,7 @@ from dra_metadata._models import (
     NetworkDeviceData,
     ObjectMeta,
     OwnerReference,
+    wire_attribute,
 )
 from dra_metadata._paths import StrPath, _check_name, _request_directory_name
 from dra_metadata._read import DEFAULT_MAX_SIZE, read_metadata_file
@@ -152,27 +153,6 @@ def _object_meta(meta: ObjectMeta) -> dict[str, Any]:
     return wire
 
 
-def _attribute(attribute: DeviceAttribute) -> dict[str, Any]:
-    wire: dict[str, Any] = {}
-    if attribute.int is not None:  # a pointer in Go: 0, false and "" are written
-        wire["int"] = attribute.int
-    if attribute.bool is not None:
-        wire["bool"] = attribute.bool
-    if attribute.string is not None:
-        wire["string"] = attribute.string
-    if attribute.version is not None:
-        wire["version"] = attribute.version
-    if attribute.ints:
-        wire["ints"] = list(attribute.ints)
-    if attribute.bools:
-        wire["bools"] = list(attribute.bools)
-    if attribute.strings:
-        wire["strings"] = list(attribute.strings)
-    if attribute.versions:
-        wire["versions"] = list(attribute.versions)
-    return wire
-
-
 def _attributes(attributes: Mapping[str, DeviceAttribute]) -> dict[str, Any] | None:
     """The wire ``attributes`` object (None when empty): Go's map encoding sorts the keys.
 
@@ -183,7 +163,7 @@ def _attributes(attributes: Mapping[str, DeviceAttribute]) -> dict[str, Any] | N
     if getattr(attributes, "one_scalar_member_each", False):
         wire = attributes._entries  # type: ignore[attr-defined]  # noqa: SLF001
     elif attributes:
-        wire = {key: _attribute(attributes[key]) for key in attributes}
+        wire = {key: wire_attribute(attributes[key]) for key in attributes}
     else:
         return None
     keys = list(wire)

@@ -221,8 +221,8 @@ def test_wire_tables_follow_the_models() -> None:
     from dataclasses import fields  # noqa: PLC0415
 
     from dra_metadata._convert import WIRE_FIELD_TABLES  # noqa: PLC0415
-    from dra_metadata._models import _camel  # noqa: PLC0415
+    from dra_metadata._models import camel  # noqa: PLC0415
 
     for model, table in WIRE_FIELD_TABLES.items():
         assert [name for _, name, _ in table] == [field.name for field in fields(model)]
-        assert [wire for wire, _, _ in table] == [_camel(name) for _, name, _ in table]
+        assert [wire for wire, _, _ in table] == [camel(name) for _, name, _ in table]
