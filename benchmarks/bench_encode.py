@@ -13,7 +13,7 @@ from __future__ import annotations
 import orjson
 
 import dra_metadata
-from dra_metadata.writer import _body, encode_stream
+from dra_metadata.writer import _wire_object, encode_stream
 
 from _common import interleaved_best, quick_option, realistic_metadata, realistic_stream
 
@@ -26,7 +26,7 @@ def main() -> None:
 
     built = realistic_metadata()
     decoded = dra_metadata.decode_stream(realistic_stream()).metadata
-    wire = {"kind": dra_metadata.KIND, "apiVersion": V1BETA1, **_body(built)}
+    wire = _wire_object(built, V1BETA1)
     one = orjson.dumps(wire, option=orjson.OPT_INDENT_2)
     assert encode_stream(built, versions=[V1BETA1]) == one + b"\n"
     assert encode_stream(decoded) == encode_stream(built) == realistic_stream()

@@ -244,8 +244,9 @@ class AttributeMap(Mapping[str, DeviceAttribute]):
     _built: dict[str, DeviceAttribute]
     """The DeviceAttributes built so far from the wire objects of a decoded map."""
     one_scalar_member_each: builtins.bool
-    """Set (to True) by the decoder when it found exactly one scalar member in every attribute,
-    which makes each wire object exactly what Go writes; unset otherwise: use getattr."""
+    """True when the decoder found exactly one scalar member in every attribute, which makes
+    each wire object exactly what Go writes; False for maps built by hand; unset on decoded
+    maps that hold something else (use getattr)."""
 
     def __init__(self, entries: Mapping[str, DeviceAttribute] | None = None) -> None:
         checked: dict[str, Any] = {}
@@ -254,6 +255,7 @@ class AttributeMap(Mapping[str, DeviceAttribute]):
                 raise TypeError(f"AttributeMap maps str to DeviceAttribute, got {key!r}: {value!r}")
             checked[key] = value
         self._entries = checked
+        self.one_scalar_member_each = False
 
     @staticmethod
     def from_checked_wire(raw: dict[str, Any]) -> "AttributeMap":

@@ -9,7 +9,7 @@ from __future__ import annotations
 import contextlib
 import os
 import secrets
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from datetime import datetime, timezone
 from pathlib import Path
@@ -18,12 +18,12 @@ from typing import Any, Literal
 import orjson
 
 from dra_metadata._models import (
+    AttributeMap,
     Device,
     DeviceAttribute,
     DeviceMetadata,
     DeviceMetadataRequest,
     ManagedFieldsEntry,
-    NetworkDeviceData,
     ObjectMeta,
     OwnerReference,
     wire_attribute,
@@ -105,18 +105,15 @@ def _owner_reference(reference: OwnerReference) -> dict[str, Any]:
     return wire
 
 
-def _non_empty(*pairs: tuple[str, Any]) -> dict[str, Any]:
-    """Go's ``omitempty`` for strings and integers: keep the pairs whose value is set."""
-    return {key: value for key, value in pairs if value}
-
-
 def _managed_fields_entry(entry: ManagedFieldsEntry) -> dict[str, Any]:
     wire = _non_empty(
-        ("manager", entry.manager),
-        ("operation", entry.operation),
-        ("apiVersion", entry.api_version),
-        ("time", None if entry.time is None else _time(entry.time)),
-        ("fieldsType", entry.fields_type),
+        {
+            "manager": entry.manager,
+            "operation": entry.operation,
+            "apiVersion": entry.api_version,
+            "time": None if entry.time is None else _time(entry.time),
+            "fieldsType": entry.fields_type,
+        }
     )
     if entry.fields_v1 is not None:
         wire["fieldsV1"] = entry.fields_v1
@@ -125,91 +122,132 @@ def _managed_fields_entry(entry: ManagedFieldsEntry) -> dict[str, Any]:
     return wire
 
 
-def _object_meta(meta: ObjectMeta) -> dict[str, Any]:
-    wire = _non_empty(
-        ("name", meta.name),
-        ("generateName", meta.generate_name),
-        ("namespace", meta.namespace),
-        ("selfLink", meta.self_link),
-        ("uid", meta.uid),
-        ("resourceVersion", meta.resource_version),
-        ("generation", meta.generation),
-    )
-    optional: tuple[tuple[str, Any], ...] = (
-        ("creationTimestamp", meta.creation_timestamp and _time(meta.creation_timestamp)),
-        ("deletionTimestamp", meta.deletion_timestamp and _time(meta.deletion_timestamp)),
-        ("deletionGracePeriodSeconds", meta.deletion_grace_period_seconds),
-    )
-    wire.update((key, value) for key, value in optional if value is not None)
-    wire.update(
-        _non_empty(
-            ("labels", meta.labels and _sorted_map(meta.labels)),
-            ("annotations", meta.annotations and _sorted_map(meta.annotations)),
-            ("ownerReferences", [_owner_reference(item) for item in meta.owner_references]),
-            ("finalizers", list(meta.finalizers)),
-            ("managedFields", [_managed_fields_entry(item) for item in meta.managed_fields]),
-        )
-    )
-    return wire
+def _non_empty(wire: dict[str, Any]) -> dict[str, Any]:
+    """Go's ``omitempty`` for strings, integers and collections: drop the empty values."""
+    return {key: value for key, value in wire.items() if value}
 
 
-def _attributes(attributes: Mapping[str, DeviceAttribute]) -> dict[str, Any] | None:
-    """The wire ``attributes`` object (None when empty): Go's map encoding sorts the keys.
-
-    A decoded map whose every attribute the decoder found to hold one scalar member still
-    holds the wire objects, which are already exactly what Go writes for them.
-    """
-    wire: dict[str, Any]
-    if getattr(attributes, "one_scalar_member_each", False):
-        wire = attributes._entries  # type: ignore[attr-defined]  # noqa: SLF001
-    elif attributes:
-        wire = {key: wire_attribute(attributes[key]) for key in attributes}
-    else:
-        return None
-    keys = list(wire)
-    ordered = sorted(keys)  # Timsort: one pass over keys a Go writer left sorted
-    return wire if keys == ordered else {key: wire[key] for key in ordered}
-
-
-def _network_data(data: NetworkDeviceData) -> dict[str, Any]:
+def _object_meta(meta: ObjectMeta) -> dict[str, Any]:  # noqa: C901
+    """Go's ObjectMeta: empty strings, integers and collections are omitted, and so are the
+    timestamps and the grace period when unset."""
+    # One test per field: less than half the time of filtering a dict of all of them.
     wire: dict[str, Any] = {}
-    if data.interface_name:
-        wire["interfaceName"] = data.interface_name
-    if data.ips:
-        wire["ips"] = list(data.ips)
-    if data.hardware_address:
-        wire["hardwareAddress"] = data.hardware_address
+    if meta.name:
+        wire["name"] = meta.name
+    if meta.generate_name:
+        wire["generateName"] = meta.generate_name
+    if meta.namespace:
+        wire["namespace"] = meta.namespace
+    if meta.self_link:
+        wire["selfLink"] = meta.self_link
+    if meta.uid:
+        wire["uid"] = meta.uid
+    if meta.resource_version:
+        wire["resourceVersion"] = meta.resource_version
+    if meta.generation:
+        wire["generation"] = meta.generation
+    if meta.creation_timestamp is not None:
+        wire["creationTimestamp"] = _time(meta.creation_timestamp)
+    if meta.deletion_timestamp is not None:
+        wire["deletionTimestamp"] = _time(meta.deletion_timestamp)
+    if meta.deletion_grace_period_seconds is not None:
+        wire["deletionGracePeriodSeconds"] = meta.deletion_grace_period_seconds
+    if (
+        meta.labels
+        or meta.annotations
+        or meta.owner_references
+        or meta.finalizers
+        or meta.managed_fields
+    ):
+        wire.update(_object_meta_collections(meta))
     return wire
 
 
-def _device(device: Device) -> dict[str, Any]:
-    wire: dict[str, Any] = {"driver": device.driver, "pool": device.pool, "name": device.name}
-    attributes = _attributes(device.attributes)
-    if attributes is not None:
-        wire["attributes"] = attributes
-    network_data = device.network_data
-    if network_data is not None:
-        wire["networkData"] = _network_data(network_data)
-    return wire
+def _object_meta_collections(meta: ObjectMeta) -> dict[str, Any]:
+    return _non_empty(
+        {
+            "labels": _sorted_map(meta.labels),
+            "annotations": _sorted_map(meta.annotations),
+            "ownerReferences": [_owner_reference(item) for item in meta.owner_references],
+            "finalizers": list(meta.finalizers),
+            "managedFields": [_managed_fields_entry(item) for item in meta.managed_fields],
+        }
+    )
+
+
+def _wire_attributes(attributes: AttributeMap) -> dict[str, Any]:
+    """Go's wire objects of a map built by hand (or decoded with lists or nulls), sorted."""
+    entries = attributes._entries  # noqa: SLF001
+    names = sorted(entries)
+    if entries and type(entries[names[0]]) is DeviceAttribute:  # built by hand: all are
+        return {name: wire_attribute(entries[name]) for name in names}
+    return {name: wire_attribute(attributes[name]) for name in names}
+
+
+def _devices(devices: Sequence[Device]) -> list[dict[str, Any]]:
+    wires = []
+    # The devices of one driver usually share their attribute names, which a Go writer left
+    # sorted: once one device's names were found sorted, a list comparison checks the next.
+    sorted_names: list[str] | None = None
+    for device in devices:
+        wire: dict[str, Any] = {"driver": device.driver, "pool": device.pool, "name": device.name}
+        attributes: AttributeMap = device.attributes  # type: ignore[assignment]
+        try:
+            wire_objects_as_go_writes = attributes.one_scalar_member_each
+        except AttributeError:
+            wire_objects_as_go_writes = False
+        # A decoded map whose every attribute the decoder found to hold one scalar member
+        # still holds the wire objects, which are already exactly what Go writes for them.
+        entries = (
+            attributes._entries  # noqa: SLF001
+            if wire_objects_as_go_writes
+            else _wire_attributes(attributes)
+        )
+        if entries:
+            names = list(entries)
+            if names != sorted_names:
+                ordered = sorted(names)  # Timsort: a single pass over sorted names
+                if names == ordered:
+                    sorted_names = names
+                else:
+                    entries = {name: entries[name] for name in ordered}
+            wire["attributes"] = entries
+        network_data = device.network_data
+        if network_data is not None:
+            network: dict[str, Any] = {}  # Go omits each member when empty
+            if network_data.interface_name:
+                network["interfaceName"] = network_data.interface_name
+            if network_data.ips:
+                network["ips"] = network_data.ips  # a tuple, which orjson writes as an array
+            if network_data.hardware_address:
+                network["hardwareAddress"] = network_data.hardware_address
+            wire["networkData"] = network
+        wires.append(wire)
+    return wires
 
 
 def _request(request: DeviceMetadataRequest) -> dict[str, Any]:
     wire: dict[str, Any] = {"name": request.name}
     if request.devices:
-        wire["devices"] = [_device(device) for device in request.devices]
+        wire["devices"] = _devices(request.devices)
     return wire
 
 
-def _body(metadata: DeviceMetadata) -> dict[str, Any]:
-    body: dict[str, Any] = {"metadata": _object_meta(metadata.metadata)}
+def _wire_object(metadata: DeviceMetadata, api_version: str) -> dict[str, Any]:
+    wire: dict[str, Any] = {
+        "kind": KIND,
+        "apiVersion": api_version,
+        "metadata": _object_meta(metadata.metadata),
+    }
     if metadata.pod_claim_name is not None:
-        body["podClaimName"] = metadata.pod_claim_name
+        wire["podClaimName"] = metadata.pod_claim_name
     if metadata.requests:
-        body["requests"] = [_request(request) for request in metadata.requests]
-    return body
+        wire["requests"] = [_request(request) for request in metadata.requests]
+    return wire
 
 
 _HEAD = f'{{\n  "kind": "{KIND}",\n  "apiVersion": "'.encode()
+_OPTIONS = orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE
 
 
 def encode_stream(
@@ -221,19 +259,21 @@ def encode_stream(
     The ``api_version`` and ``sources`` of ``metadata`` are ignored. No validation is done (as
     upstream): call dra_metadata.validate first if the data comes from elsewhere.
     """
-    chosen = _check_versions(versions)
-    encoded = orjson.dumps(
-        {"kind": KIND, "apiVersion": "", **_body(metadata)}, option=orjson.OPT_INDENT_2
-    )
+    chosen = KNOWN_API_VERSIONS if versions is KNOWN_API_VERSIONS else _check_versions(versions)
+    first = chosen[0]
+    encoded = orjson.dumps(_wire_object(metadata, first), option=_OPTIONS)
     # Single-byte searches are memchr-fast; U+2028 and U+2029 both start with byte 0xe2.
-    if b"<" in encoded or b">" in encoded or b"&" in encoded or b"\xe2" in encoded:
+    find = encoded.find
+    if find(b"<") >= 0 or find(b">") >= 0 or find(b"&") >= 0 or find(b"\xe2") >= 0:
         for raw, escaped in _GO_ESCAPES:
             encoded = encoded.replace(raw, escaped)
+    if len(chosen) == 1:
+        return encoded
     # The objects differ only in their apiVersion, the second key: encode once, splice.
-    tail = memoryview(encoded)[len(_HEAD) :]
-    parts: list[bytes | memoryview] = []
-    for version in chosen:
-        parts += (_HEAD, version.encode(), tail, b"\n")
+    tail = memoryview(encoded)[len(_HEAD) + len(first) :]
+    parts: list[bytes | memoryview] = [encoded]
+    for version in chosen[1:]:
+        parts += (_HEAD, version.encode(), tail)
     return b"".join(parts)
 
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -61,6 +63,82 @@ def test_encode_decode_encode_is_stable(metadata: object) -> None:
     assert isinstance(metadata, DeviceMetadata)
     data = encode_stream(metadata)
     assert encode_stream(decode_stream(data).metadata) == data
+
+
+def _sorted_map_keys_everywhere(wire: dict[str, Any]) -> list[tuple[str, list[str]]]:
+    """Each Go map of an encoded object (labels, annotations, attributes) with its key order."""
+    maps = [
+        ("labels", wire["metadata"].get("labels", {})),
+        ("annotations", wire["metadata"].get("annotations", {})),
+    ]
+    maps += [
+        (f"{request['name']}/{device['name']}", device.get("attributes", {}))
+        for request in wire.get("requests", [])
+        for device in request.get("devices", [])
+    ]
+    return [(name, list(keys)) for name, keys in maps]
+
+
+@settings(max_examples=150, suppress_health_check=[HealthCheck.too_slow])
+@given(strategies.device_metadata(full_object_meta=True))
+def test_maps_come_out_sorted_and_laid_out_as_go_does(metadata: object) -> None:
+    # Hypothesis builds maps in any key order; Go writes every map with sorted keys, and
+    # decoded maps keep the file's order, so both the built and the decoded object are checked.
+    from dra_metadata import DeviceMetadata  # noqa: PLC0415
+
+    assert isinstance(metadata, DeviceMetadata)
+    for source in (metadata, decode_stream(encode_stream(metadata, versions=[V1ALPHA1])).metadata):
+        data = encode_stream(source, versions=[V1BETA1])
+        wire = json.loads(data)
+        for name, keys in _sorted_map_keys_everywhere(wire):
+            assert keys == sorted(keys), name
+        text = json.dumps(wire, indent=2, ensure_ascii=False) + "\n"
+        for raw, escaped in (("<", "\\u003c"), (">", "\\u003e"), ("&", "\\u0026")):
+            text = text.replace(raw, escaped)
+        text = text.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
+        assert data == text.encode()
+
+
+def test_decoded_maps_in_any_key_order_are_sorted() -> None:
+    # A writer other than Go's may leave keys unsorted, in some devices only: a device with the
+    # same names as a sorted one, but in another order, must not pass for sorted.
+    def device(name: str, keys: str) -> dict[str, Any]:
+        attributes = {key: {"int": index} for index, key in enumerate(keys)}
+        return {"driver": "d", "pool": "p", "name": name, "attributes": attributes}
+
+    written = {
+        "kind": "DeviceMetadata",
+        "apiVersion": V1BETA1,
+        "metadata": {"name": "c", "labels": {"z": "1", "a": "2"}},
+        "requests": [
+            {
+                "name": "r",
+                "devices": [
+                    device("0", "abc"),
+                    device("1", "bac"),
+                    device("2", "abc"),
+                    device("3", "cba"),
+                    device("4", "ab"),
+                ],
+            }
+        ],
+    }
+    data = encode_stream(decode_stream(json.dumps(written).encode()).metadata)
+    wire = json.loads(data.split(b"\n}\n")[0] + b"\n}")
+    assert _sorted_map_keys_everywhere(wire) == [
+        ("labels", ["a", "z"]),
+        ("annotations", []),
+        ("r/0", ["a", "b", "c"]),
+        ("r/1", ["a", "b", "c"]),
+        ("r/2", ["a", "b", "c"]),
+        ("r/3", ["a", "b", "c"]),
+        ("r/4", ["a", "b"]),
+    ]
+    assert wire["requests"][0]["devices"][1]["attributes"] == {
+        "a": {"int": 1},
+        "b": {"int": 0},
+        "c": {"int": 2},
+    }
 
 
 def test_go_escaping() -> None:
