@@ -246,7 +246,11 @@ def _wire_object(metadata: DeviceMetadata, api_version: str) -> dict[str, Any]:
     return wire
 
 
-_HEAD = f'{{\n  "kind": "{KIND}",\n  "apiVersion": "'.encode()
+# How each object starts, up to the end of its apiVersion value (Go's key order: kind first).
+_HEADS = {
+    version: f'{{\n  "kind": "{KIND}",\n  "apiVersion": "{version}'.encode()
+    for version in KNOWN_API_VERSIONS
+}
 _OPTIONS = orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE
 
 
@@ -270,10 +274,10 @@ def encode_stream(
     if len(chosen) == 1:
         return encoded
     # The objects differ only in their apiVersion, the second key: encode once, splice.
-    tail = memoryview(encoded)[len(_HEAD) + len(first) :]
+    tail = memoryview(encoded)[len(_HEADS[first]) :]
     parts: list[bytes | memoryview] = [encoded]
     for version in chosen[1:]:
-        parts += (_HEAD, version.encode(), tail)
+        parts += (_HEADS[version], tail)
     return b"".join(parts)
 
 
