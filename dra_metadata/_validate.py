@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import ipaddress
 import re
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -126,6 +126,7 @@ class _Rules:
         self.strict = strict
         # Names repeat across devices (drivers, pools): remember which ones were fine.
         self._good_names: dict[tuple[str, str], bool] = {}
+        self._key_problems: dict[str, str] = {}  # attribute names repeat across devices too
 
     def check(self, metadata: DeviceMetadata) -> _Errors:
         errors: _Errors = []
@@ -210,12 +211,13 @@ class _Rules:
             )
             return
         if self.strict:
-            for key in attributes:
-                problem = _qualified_name_problem(key)
-                if problem:
-                    errors.append(FieldError(f"{path}[{key}]", "invalid", key, problem))
-        if not self.strict and _all_single_scalar(attributes):
-            return  # the common case, decided in bulk without building DeviceAttributes
+            self._strict_keys(attributes, path, errors)
+        if _all_single_scalar(attributes):
+            # The common case, decided in bulk by the decoder: one member and one value each,
+            # so only texts can be wrong, and only in the strict profile.
+            if self.strict:
+                self._strict_single_scalars(attributes, path, errors)
+            return
         values = 0
         for key, attribute in attributes.items():
             values += self._attribute(attribute, f"{path}[{key}]", errors)
@@ -228,6 +230,27 @@ class _Rules:
                     "must have at most 48 attribute values per device (list elements count)",
                 )
             )
+
+    def _strict_keys(
+        self, attributes: Mapping[str, DeviceAttribute], path: str, errors: _Errors
+    ) -> None:
+        for key in attributes:
+            problem = self._key_problems.get(key)
+            if problem is None:
+                problem = self._key_problems[key] = _qualified_name_problem(key)
+            if problem:
+                errors.append(FieldError(f"{path}[{key}]", "invalid", key, problem))
+
+    def _strict_single_scalars(
+        self, attributes: Mapping[str, DeviceAttribute], path: str, errors: _Errors
+    ) -> None:
+        """The strict text checks, on the wire objects: no DeviceAttribute is built."""
+        wire_objects: dict[str, dict[str, Any]] = attributes._entries  # type: ignore[attr-defined]  # noqa: SLF001
+        for key, wire in wire_objects.items():
+            if "string" in wire or "version" in wire:
+                self._strict_texts(
+                    f"{path}[{key}]", wire.get("string"), wire.get("version"), (), errors
+                )
 
     def _attribute(self, attribute: DeviceAttribute, path: str, errors: _Errors) -> int:
         """Check one attribute; return how many values it holds."""
@@ -247,7 +270,9 @@ class _Rules:
                     )
                 )
         if self.strict:
-            self._strict_attribute(attribute, path, errors)
+            self._strict_texts(
+                path, attribute.string, attribute.version, attribute.versions, errors
+            )
         scalars = sum(
             getattr(attribute, name) is not None for name in ("int", "bool", "string", "version")
         )
@@ -256,16 +281,22 @@ class _Rules:
         )
         return scalars + lists
 
-    def _strict_attribute(self, attribute: DeviceAttribute, path: str, errors: _Errors) -> None:
-        if attribute.string is not None and _size(attribute.string) > 64:
+    def _strict_texts(
+        self,
+        path: str,
+        string: str | None,
+        version: str | None,
+        versions: Sequence[str],
+        errors: _Errors,
+    ) -> None:
+        """The API server's limits on an attribute's string and versions (§5.2)."""
+        if string is not None and _size(string) > 64:
             errors.append(
-                FieldError(
-                    f"{path}.string", "too_long", attribute.string, "may not be more than 64 bytes"
-                )
+                FieldError(f"{path}.string", "too_long", string, "may not be more than 64 bytes")
             )
-        versions = [("version", attribute.version)] if attribute.version is not None else []
-        versions += [(f"versions[{i}]", text) for i, text in enumerate(attribute.versions)]
-        for name, text in versions:
+        named = [("version", version)] if version is not None else []
+        named += [(f"versions[{i}]", text) for i, text in enumerate(versions)]
+        for name, text in named:
             if _size(text) > 64:
                 errors.append(
                     FieldError(f"{path}.{name}", "too_long", text, "may not be more than 64 bytes")

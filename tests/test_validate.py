@@ -6,6 +6,8 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from dra_metadata import (
     Device,
@@ -23,6 +25,7 @@ from dra_metadata import (
     resource_claim_request_dir,
     validate,
 )
+from dra_metadata.writer import encode_stream
 
 from conftest import UPSTREAM
 from helpers import V1ALPHA1, V1BETA1, stream, wire_object
@@ -402,3 +405,40 @@ class TestWithDecodingAndReading:
     def test_validate_option_values(self) -> None:
         with pytest.raises(ValueError, match="validate must be"):
             decode_stream(stream(wire_object()), validate="yes")  # type: ignore[arg-type]
+
+
+_KEYS = st.sampled_from(
+    ["model", "gpu.example.com/uuid", "Bad.Domain/x", "/x", "a/b/c", "9lives", "x" * 33]
+)
+_SCALARS = st.one_of(
+    st.integers(min_value=-(2**63), max_value=2**63 - 1).map(lambda v: DeviceAttribute(int=v)),
+    st.booleans().map(lambda v: DeviceAttribute(bool=v)),
+    st.text(max_size=70).map(lambda v: DeviceAttribute(string=v)),
+    st.sampled_from(["1.2.3", "1.2.3-rc.1+b5", "01.2.3", "1.2", "v1.0.0", "1.0.0-" + "a" * 60]).map(
+        lambda v: DeviceAttribute(version=v)
+    ),
+)
+
+
+@settings(max_examples=150)
+@given(st.lists(st.dictionaries(_KEYS, _SCALARS, max_size=7), min_size=1, max_size=3))
+def test_decoded_single_scalars_get_the_findings_of_built_ones(
+    attribute_maps: list[dict[str, DeviceAttribute]],
+) -> None:
+    # The decoder marks maps whose attributes hold one scalar member each, and validation then
+    # checks their wire objects instead of DeviceAttributes: the findings must not differ.
+    built = base()
+    device = built.requests[0].devices[0]
+    devices = [
+        replace(device, name=f"gpu-{index}", attributes=attributes)
+        for index, attributes in enumerate(attribute_maps)
+    ]
+    built = replace(built, requests=[replace(built.requests[0], devices=devices)])
+    decoded = decode_stream(encode_stream(built, versions=[V1BETA1])).metadata
+    assert all(
+        getattr(device.attributes, "one_scalar_member_each", False)
+        for device in decoded.requests[0].devices
+        if device.attributes
+    )
+    for profile in ("metadata", "strict"):
+        assert validate(decoded, profile=profile) == validate(built, profile=profile)
