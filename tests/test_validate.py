@@ -436,9 +436,9 @@ def test_decoded_single_scalars_get_the_findings_of_built_ones(
     built = replace(built, requests=[replace(built.requests[0], devices=devices)])
     decoded = decode_stream(encode_stream(built, versions=[V1BETA1])).metadata
     assert all(
-        getattr(device.attributes, "one_scalar_member_each", False)
-        for device in decoded.requests[0].devices
-        if device.attributes
+        getattr(each.attributes, "one_scalar_member_each", False)
+        for each in decoded.requests[0].devices
+        if each.attributes
     )
     for profile in ("metadata", "strict"):
         assert validate(decoded, profile=profile) == validate(built, profile=profile)
