@@ -96,6 +96,23 @@ class MetadataDecodeError(DeviceMetadataError):
         self.truncated = truncated
 
 
+class MetadataEncodeError(DeviceMetadataError, ValueError):
+    """An object holds a value that cannot be written as JSON (also a ValueError).
+
+    Such as a string with a lone surrogate (from ``os.fsdecode`` of bytes that are not UTF-8) or
+    a ``fields_v1`` holding a set. `field` is the wire path of the culprit (e.g.
+    ``requests[0].devices[1].attributes[model].string``) and `reason` what is wrong with it;
+    `.path` is the file that was to be written, which is left untouched.
+    """
+
+    __module__ = "dra_metadata"
+
+    def __init__(self, field: str, reason: str, *, path: Path | None = None) -> None:
+        super().__init__(f"cannot encode {field}: {reason}", path=path)
+        self.field = field
+        self.reason = reason
+
+
 class NoMetadataError(MetadataDecodeError):
     """The stream holds no object at all (empty or whitespace only: possibly mid-write)."""
 

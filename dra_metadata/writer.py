@@ -17,6 +17,7 @@ from typing import Any, Literal
 
 import orjson
 
+from dra_metadata._errors import MetadataEncodeError
 from dra_metadata._models import (
     AttributeMap,
     Device,
@@ -265,7 +266,11 @@ def encode_stream(
     """
     chosen = KNOWN_API_VERSIONS if versions is KNOWN_API_VERSIONS else _check_versions(versions)
     first = chosen[0]
-    encoded = orjson.dumps(_wire_object(metadata, first), option=_OPTIONS)
+    wire = _wire_object(metadata, first)
+    try:
+        encoded = orjson.dumps(wire, option=_OPTIONS)
+    except orjson.JSONEncodeError:
+        raise MetadataEncodeError(*_locate_unencodable(wire, "", "struct")) from None
     # Single-byte searches are memchr-fast; U+2028 and U+2029 both start with byte 0xe2.
     find = encoded.find
     if find(b"<") >= 0 or find(b">") >= 0 or find(b"&") >= 0 or find(b"\xe2") >= 0:
@@ -279,6 +284,58 @@ def encode_stream(
     for version in chosen[1:]:
         parts += (_HEADS[version], tail)
     return b"".join(parts)
+
+
+# Under these keys of a Go struct are maps, whose keys are data, and (fieldsV1) raw JSON.
+_MAP_FIELDS = frozenset({"labels", "annotations", "attributes"})
+_RAW_JSON_FIELDS = frozenset({"fieldsV1"})
+_Layout = Literal["struct", "map", "json"]
+
+
+def _why_unencodable(value: Any) -> str:
+    try:
+        orjson.dumps(value)
+    except orjson.JSONEncodeError as error:
+        return str(error)
+    return ""
+
+
+def _locate_unencodable(value: Any, path: str, layout: _Layout) -> tuple[str, str]:
+    """The wire path of the innermost part of ``value`` that orjson cannot write, and why.
+
+    Only called after a failure, so walking the object part by part costs nothing otherwise.
+    """
+    if isinstance(value, dict):
+        for key, item in value.items():
+            shown = _printable(key)
+            item_path = (
+                (f"{path}.{shown}" if path else shown) if layout == "struct" else f"{path}[{shown}]"
+            )
+            key_problem = _why_unencodable({key: None})
+            if key_problem:
+                return item_path, f"its key: {key_problem}"
+            if _why_unencodable(item):
+                return _locate_unencodable(item, item_path, _inner_layout(layout, key))
+    elif isinstance(value, (list, tuple)):
+        for index, item in enumerate(value):
+            if _why_unencodable(item):
+                return _locate_unencodable(item, f"{path}[{index}]", layout)
+    return path or "the object", _why_unencodable(value)
+
+
+def _inner_layout(layout: _Layout, key: object) -> _Layout:
+    if layout == "struct":
+        if key in _RAW_JSON_FIELDS:
+            return "json"
+        return "map" if key in _MAP_FIELDS else "struct"
+    return "struct" if layout == "map" else "json"  # a map's values are structs (attributes)
+
+
+def _printable(key: object) -> str:
+    """A key as it can be shown in a message (lone surrogates escaped, not printed)."""
+    if isinstance(key, str):
+        return key.encode("utf-8", "backslashreplace").decode("utf-8")
+    return repr(key)
 
 
 def host_metadata_file_path(
@@ -358,7 +415,10 @@ def write_metadata_file(
     mounts follow, at the price of readers possibly seeing a partial file.
     """
     target = Path(path)
-    data = encode_stream(metadata, versions=versions)
+    try:
+        data = encode_stream(metadata, versions=versions)
+    except MetadataEncodeError as error:
+        raise MetadataEncodeError(error.field, error.reason, path=target) from None
     target.parent.mkdir(mode=0o755, parents=True, exist_ok=True)
     if mode == "atomic":
         _write_atomically(target, data)

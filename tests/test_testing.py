@@ -17,6 +17,7 @@ from dra_metadata import (
     DeviceAttribute,
     DeviceMetadata,
     DeviceMetadataRequest,
+    ManagedFieldsEntry,
     MetadataEventKind,
     NetworkDeviceData,
     ObjectMeta,
@@ -101,6 +102,94 @@ class TestWriter:
         write_metadata_file(path, two)
         with pytest.raises(ValueError, match="exactly one request"):
             update_metadata_file(path, [])
+
+    @pytest.mark.parametrize(
+        ("metadata", "field", "reason"),
+        [
+            (
+                DeviceMetadata(metadata=ObjectMeta(name="gpu-\udc80")),
+                "metadata.name",
+                "surrogates not allowed",
+            ),
+            (
+                DeviceMetadata(metadata=ObjectMeta(labels={"a\udc80": "x"})),
+                "metadata.labels[a\\udc80]",
+                "its key: str is not valid UTF-8",
+            ),
+            (
+                DeviceMetadata(
+                    metadata=ObjectMeta(
+                        managed_fields=[ManagedFieldsEntry(fields_v1={"f:a": {"f:b": {1}}})]
+                    )
+                ),
+                "metadata.managedFields[0].fieldsV1[f:a][f:b]",
+                "not JSON serializable: set",
+            ),
+            (
+                replace(
+                    sample(),
+                    requests=[
+                        DeviceMetadataRequest(
+                            name="r",
+                            devices=[
+                                Device(driver="d", pool="p", name="n"),
+                                Device(
+                                    driver="d",
+                                    pool="p",
+                                    name="m",
+                                    attributes={"k": DeviceAttribute(string="\udc80")},
+                                ),
+                            ],
+                        )
+                    ],
+                ),
+                "requests[0].devices[1].attributes[k].string",
+                "surrogates not allowed",
+            ),
+            (
+                replace(
+                    sample(),
+                    requests=[
+                        DeviceMetadataRequest(
+                            name="r",
+                            devices=[
+                                Device(
+                                    driver="d",
+                                    pool="p",
+                                    name="n",
+                                    network_data=NetworkDeviceData(ips=("10.0.0.1/8", "\ud800")),
+                                )
+                            ],
+                        )
+                    ],
+                ),
+                "requests[0].devices[0].networkData.ips[1]",
+                "surrogates not allowed",
+            ),
+        ],
+    )
+    def test_unencodable_values_are_named(
+        self, tmp_path: Path, metadata: DeviceMetadata, field: str, reason: str
+    ) -> None:
+        with pytest.raises(dra_metadata.MetadataEncodeError) as raised:
+            encode_stream(metadata)
+        assert raised.value.field == field
+        assert reason in raised.value.reason
+        assert isinstance(raised.value, ValueError)
+        str(raised.value).encode()  # printable: no lone surrogate in the message
+
+        path = tmp_path / "claim" / "metadata.json"
+        write_metadata_file(path, sample())
+        before = path.read_bytes()
+        with pytest.raises(dra_metadata.MetadataEncodeError) as raised:
+            update_metadata_file(path, lambda _: metadata)
+        assert raised.value.path == path
+        assert str(raised.value).startswith(f"{path}: cannot encode {raised.value.field}")
+        assert path.read_bytes() == before  # nothing lost
+        assert os.listdir(path.parent) == ["metadata.json"]
+        with pytest.raises(dra_metadata.MetadataEncodeError):
+            write_metadata_file(tmp_path / "new" / "metadata.json", metadata)
+        assert not (tmp_path / "new").exists()
 
     def test_host_path(self) -> None:
         assert host_metadata_file_path(
