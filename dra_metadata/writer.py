@@ -64,6 +64,8 @@ _GO_ESCAPES = (
 
 
 def _check_versions(versions: Iterable[str]) -> tuple[str, ...]:
+    if isinstance(versions, str):
+        raise TypeError(f"versions must be a sequence of API versions, not a str: [{versions!r}]?")
     chosen = tuple(versions)
     if not chosen:
         raise ValueError("metadata versions must be chosen explicitly: none given")
@@ -264,6 +266,8 @@ def encode_stream(
     The ``api_version`` and ``sources`` of ``metadata`` are ignored. No validation is done (as
     upstream): call dra_metadata.validate first if the data comes from elsewhere.
     """
+    if not isinstance(metadata, DeviceMetadata):
+        raise TypeError(f"metadata must be a DeviceMetadata, not {type(metadata).__name__}")
     chosen = KNOWN_API_VERSIONS if versions is KNOWN_API_VERSIONS else _check_versions(versions)
     first = chosen[0]
     wire = _wire_object(metadata, first)

@@ -189,3 +189,13 @@ def test_versions_are_checked(versions: list[str], message: str) -> None:
 
     with pytest.raises(ValueError, match=message):
         encode_stream(DeviceMetadata(), versions=versions)
+
+
+def test_arguments_of_the_wrong_type_are_refused() -> None:
+    from dra_metadata import DeviceMetadata  # noqa: PLC0415
+
+    with pytest.raises(TypeError, match="not a str: \\['metadata.resource.k8s.io/v1beta1'\\]"):
+        encode_stream(DeviceMetadata(), versions=V1BETA1)
+    for wrong in (None, {"kind": "DeviceMetadata"}):
+        with pytest.raises(TypeError, match="metadata must be a DeviceMetadata, not"):
+            encode_stream(wrong)  # type: ignore[arg-type]
