@@ -240,7 +240,12 @@ def decode_stream(data: bytes | str, *, validate: bool | Profile = False) -> Dec
         except UnicodeEncodeError as error:
             raise MetadataDecodeError(f"read metadata object from stream: {error}") from None
     elif not isinstance(data, bytes):
-        data = bytes(data)
+        try:
+            data = bytes(memoryview(data))
+        except TypeError:
+            raise TypeError(
+                f"data must be bytes (or bytes-like) or str, not {type(data).__name__}"
+            ) from None
     result = decode_bytes(data)
     if profile is None:
         return result

@@ -50,6 +50,8 @@ def _describe_missing(path: Path) -> str:
 
 def read_file_bytes(path: Path, *, max_size: int = DEFAULT_MAX_SIZE) -> bytes:
     """The whole content of a regular file, read with one open; typed errors for every failure."""
+    if not max_size >= 0:
+        raise ValueError(f"max_size must be a number of bytes >= 0, not {max_size!r}")
     try:
         descriptor = os.open(path, os.O_RDONLY | os.O_CLOEXEC | os.O_NONBLOCK)
     except FileNotFoundError:

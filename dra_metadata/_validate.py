@@ -407,6 +407,8 @@ def validate(metadata: DeviceMetadata, *, profile: Profile = "metadata") -> tupl
     built by hand or merged from several versions). ``profile="strict"`` adds the API server's
     rules for ResourceSlices and claim status.
     """
+    if not isinstance(metadata, DeviceMetadata):
+        raise TypeError(f"metadata must be a DeviceMetadata, not {type(metadata).__name__}")
     if profile not in {"metadata", "strict"}:
         raise ValueError(f"profile must be 'metadata' or 'strict', not {profile!r}")
     make_rules = _RULES.get(metadata.api_version, _RULES[KNOWN_API_VERSIONS[0]])

@@ -478,6 +478,12 @@ def _claim_watcher(
     )
 
 
+def _checked_timeout(timeout: float | None) -> float | None:
+    if timeout is not None and not timeout >= 0:
+        raise ValueError(f"timeout must be None (no limit) or >= 0 seconds, not {timeout!r}")
+    return timeout
+
+
 def _file_watcher(
     path: StrPath, poll_interval: float, force_polling: bool | None
 ) -> Callable[[], _Watcher]:
@@ -575,7 +581,7 @@ def watch_claim_metadata(
         poll_interval=poll_interval,
         force_polling=force_polling,
     )
-    return _watch(watcher, timeout, stop_event)
+    return _watch(watcher, _checked_timeout(timeout), stop_event)
 
 
 def watch_template_metadata(
@@ -599,7 +605,7 @@ def watch_template_metadata(
         poll_interval=poll_interval,
         force_polling=force_polling,
     )
-    return _watch(watcher, timeout, stop_event)
+    return _watch(watcher, _checked_timeout(timeout), stop_event)
 
 
 def watch_metadata_file(
@@ -611,7 +617,9 @@ def watch_metadata_file(
     stop_event: StopEvent | None = None,
 ) -> Iterator[MetadataEvent]:
     """watch_claim_metadata for any one metadata file."""
-    return _watch(_file_watcher(path, poll_interval, force_polling), timeout, stop_event)
+    return _watch(
+        _file_watcher(path, poll_interval, force_polling), _checked_timeout(timeout), stop_event
+    )
 
 
 def awatch_claim_metadata(
@@ -638,7 +646,7 @@ def awatch_claim_metadata(
         poll_interval=poll_interval,
         force_polling=force_polling,
     )
-    return _awatch(watcher, timeout, stop_event)
+    return _awatch(watcher, _checked_timeout(timeout), stop_event)
 
 
 def awatch_template_metadata(
@@ -662,7 +670,7 @@ def awatch_template_metadata(
         poll_interval=poll_interval,
         force_polling=force_polling,
     )
-    return _awatch(watcher, timeout, stop_event)
+    return _awatch(watcher, _checked_timeout(timeout), stop_event)
 
 
 def awatch_metadata_file(
@@ -674,7 +682,9 @@ def awatch_metadata_file(
     stop_event: StopEvent | None = None,
 ) -> AsyncIterator[MetadataEvent]:
     """The asyncio twin of watch_metadata_file."""
-    return _awatch(_file_watcher(path, poll_interval, force_polling), timeout, stop_event)
+    return _awatch(
+        _file_watcher(path, poll_interval, force_polling), _checked_timeout(timeout), stop_event
+    )
 
 
 Condition = Callable[[DeviceMetadata], "str | None"]
@@ -711,6 +721,7 @@ def wait_until(  # noqa: PLR0913 - wait_for's options, and progress reporting
     replaced on the host and this container can no longer see updates. ``progress`` is called
     with that sentence every ``progress_interval`` seconds while waiting.
     """
+    timeout = _checked_timeout(timeout)
     watcher = _claim_watcher(
         claim_name,
         request_name,

@@ -260,6 +260,12 @@ class TestJsonDetails:
         expected_claim(decode_stream(bytearray(data)), V1ALPHA1)  # type: ignore[arg-type]
         expected_claim(decode_stream(memoryview(data)), V1ALPHA1)  # type: ignore[arg-type]
 
+    @pytest.mark.parametrize("data", [None, 5, [b"{}"]])
+    def test_other_input_is_refused(self, data: object) -> None:
+        # bytes(5) would be five NUL bytes: refused as what it is, not decoded.
+        with pytest.raises(TypeError, match="data must be bytes"):
+            decode_stream(data)  # type: ignore[arg-type]
+
     @pytest.mark.parametrize("value", ["1.0", "1e3", str(2**63), str(2**64), str(-(2**63) - 1)])
     def test_integers_must_be_int64(self, value: str) -> None:
         template = compact(wire_object(metadata={"name": "x", "generation": 0}))

@@ -143,6 +143,9 @@ class TestReadMetadataFile:
         with pytest.raises(MetadataTooLargeError):
             read_metadata_file(path, max_size=len(data) - 1)
         assert read_metadata_file(path, max_size=len(data)).name == "my-claim"
+        for wrong in (-1, float("nan")):
+            with pytest.raises(ValueError, match="max_size must be"):
+                read_metadata_file(path, max_size=wrong)  # type: ignore[arg-type]
 
     def test_non_utf8_file(self, tmp_path: Path) -> None:
         path = put(tmp_path, "x-metadata.json", b'{"kind":"\xc3\x28"}')

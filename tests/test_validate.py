@@ -402,6 +402,10 @@ class TestWithDecodingAndReading:
         assert len(info.value.metadata.devices) == 2
         assert info.value.path == directory
 
+    def test_only_metadata_is_validated(self) -> None:
+        with pytest.raises(TypeError, match="metadata must be a DeviceMetadata, not dict"):
+            validate({"kind": "DeviceMetadata"})  # type: ignore[arg-type]
+
     def test_validate_option_values(self) -> None:
         with pytest.raises(ValueError, match="validate must be"):
             decode_stream(stream(wire_object()), validate="yes")  # type: ignore[arg-type]

@@ -579,6 +579,26 @@ class TestWaiting:
         with pytest.raises(ValueError, match="unknown network data field"):
             wait_for_network_data("c", "r", root=tmp_path, timeout=1, require=("mtu",))
 
+    @pytest.mark.parametrize("timeout", [-1, -0.5, float("nan")])
+    def test_a_negative_timeout_is_refused_at_the_call(
+        self, tmp_path: Path, timeout: float
+    ) -> None:
+        # At the call, not at the first iteration: no watch starts with a timeout in the past.
+        file_path = tmp_path / "x-metadata.json"
+        calls = [
+            lambda: watch_claim_metadata("c", "r", root=tmp_path, timeout=timeout),
+            lambda: dra_metadata.watch_template_metadata("c", "r", root=tmp_path, timeout=timeout),
+            lambda: watch_metadata_file(file_path, timeout=timeout),
+            lambda: dra_metadata.awatch_claim_metadata("c", "r", root=tmp_path, timeout=timeout),
+            lambda: dra_metadata.awatch_template_metadata("c", "r", root=tmp_path, timeout=timeout),
+            lambda: dra_metadata.awatch_metadata_file(file_path, timeout=timeout),
+            lambda: wait_for_network_data("c", "r", root=tmp_path, timeout=timeout),
+            lambda: wait_for(lambda _: True, "c", "r", root=tmp_path, timeout=timeout),
+        ]
+        for call in calls:
+            with pytest.raises(ValueError, match="timeout must be None"):
+                call()
+
 
 BIND_MOUNT_SCRIPT = """
 import json, sys
