@@ -17,11 +17,17 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from pathlib import Path
 
+from dra_metadata._errors import MetadataNotFoundError
 from dra_metadata._models import Device, DeviceMetadata, DeviceMetadataRequest, ObjectMeta
 from dra_metadata._paths import StrPath, metadata_file_name, request_dir
 from dra_metadata._read import read_metadata_file
 from dra_metadata._versions import KNOWN_API_VERSIONS
-from dra_metadata.writer import WriteMode, update_metadata_file, write_metadata_file
+from dra_metadata.writer import (
+    WriteMode,
+    _check_versions,
+    update_metadata_file,
+    write_metadata_file,
+)
 
 __all__ = ["DeviceSpec", "MetadataTree"]
 
@@ -49,7 +55,7 @@ class MetadataTree:
         pool: str = "worker-0",
     ) -> None:
         self.root = Path(root)
-        self.versions = tuple(versions)
+        self.versions = _check_versions(versions)
         self.mode: WriteMode = mode
         self.namespace = namespace
         self.pool = pool
@@ -62,10 +68,18 @@ class MetadataTree:
         return directory / metadata_file_name(driver)
 
     def _devices(self, driver: str, devices: Sequence[DeviceSpec]) -> list[Device]:
+        if isinstance(devices, str):
+            raise TypeError(
+                f"devices must be a sequence of Devices or names, not a str: [{devices!r}]?"
+            )
         built = []
         for device in devices:
             if isinstance(device, str):
                 built.append(Device(driver=driver, pool=self.pool, name=device))
+            elif not isinstance(device, Device):
+                raise TypeError(
+                    f"each device must be a Device or a name, not {type(device).__name__}"
+                )
             elif device.driver in {"", driver}:
                 built.append(replace(device, driver=driver, pool=device.pool or self.pool))
             else:
@@ -224,14 +238,25 @@ class MetadataTree:
         *,
         template: bool = False,
     ) -> None:
-        """Remove a driver's file, a request's files, or a whole claim (as unprepare does)."""
+        """Remove a driver's file, a request's files, or a whole claim (as unprepare does).
+
+        MetadataNotFoundError (a FileNotFoundError) when there is nothing to remove.
+        """
         if request_name is None:
-            subtree = request_dir(claim_name, "x", template=template, root=self.root).parent
-            shutil.rmtree(subtree)
+            target = request_dir(claim_name, "x", template=template, root=self.root).parent
         elif driver is None:
-            shutil.rmtree(request_dir(claim_name, request_name, template=template, root=self.root))
+            target = request_dir(claim_name, request_name, template=template, root=self.root)
         else:
-            self.path(claim_name, request_name, driver, template=template).unlink()
+            target = self.path(claim_name, request_name, driver, template=template)
+        try:
+            if driver is None:
+                shutil.rmtree(target)
+            else:
+                target.unlink()
+        except FileNotFoundError:
+            raise MetadataNotFoundError(
+                "nothing to remove: it does not exist", path=target
+            ) from None
 
     def read(
         self, claim_name: str, request_name: str, driver: str, *, template: bool = False

@@ -303,6 +303,19 @@ class TestMetadataTree:
             read_claim_metadata("c", "a", root=tmp_path)
         tree.remove("c")
         assert not (tmp_path / "resourceclaims" / "c").exists()
+        for gone in (("c",), ("c", "a"), ("c", "a", "d1")):
+            with pytest.raises(dra_metadata.MetadataNotFoundError, match="nothing to remove"):
+                tree.remove(*gone)
+
+    def test_arguments_of_the_wrong_type_are_refused(self, tmp_path: Path) -> None:
+        tree = MetadataTree(tmp_path)
+        with pytest.raises(TypeError, match="not a str: \\['gpu-0'\\]"):
+            tree.add_claim("c", "r", "d", "gpu-0")  # type: ignore[arg-type]
+        with pytest.raises(TypeError, match="each device must be a Device or a name, not int"):
+            tree.add_claim("c", "r", "d", [5])  # type: ignore[list-item]
+        with pytest.raises(TypeError, match="versions must be a sequence"):
+            MetadataTree(tmp_path, versions=V1BETA1)
+        assert not (tmp_path / "resourceclaims").exists()
 
     def test_devices_of_another_driver_are_refused(self, tmp_path: Path) -> None:
         with pytest.raises(ValueError, match="each driver writes its own file"):
