@@ -237,6 +237,26 @@ def _output_argument(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _global_arguments(
+    parser: argparse.ArgumentParser, *, default_root: object, default_debug: object
+) -> None:
+    """--root and --debug, accepted before the command and after it.
+
+    The commands' copies default to SUPPRESS, so that they set nothing unless given and a
+    value given before the command stays.
+    """
+    parser.add_argument(
+        "--root",
+        metavar="DIR",
+        default=default_root,
+        help="metadata root (default: $DRA_METADATA_ROOT, else "
+        "/var/run/kubernetes.io/dra-device-attributes)",
+    )
+    parser.add_argument(
+        "--debug", action="store_true", default=default_debug, help="show tracebacks"
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the command (also used to document it)."""
     parser = argparse.ArgumentParser(
@@ -249,13 +269,7 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=_Formatter,
     )
     parser.add_argument("--version", action=_VersionAction, help="print the version and exit")
-    parser.add_argument(
-        "--root",
-        metavar="DIR",
-        help="metadata root (default: $DRA_METADATA_ROOT, else "
-        "/var/run/kubernetes.io/dra-device-attributes)",
-    )
-    parser.add_argument("--debug", action="store_true", help="show tracebacks")
+    _global_arguments(parser, default_root=None, default_debug=False)
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
     show = commands.add_parser(
@@ -360,6 +374,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--var", action="append", metavar="VAR", help="variable name, one per --attribute"
     )
     env.add_argument("--join", default=",", metavar="SEP", help="separator (default ',')")
+    for command in commands.choices.values():
+        _global_arguments(command, default_root=argparse.SUPPRESS, default_debug=argparse.SUPPRESS)
     return parser
 
 

@@ -129,6 +129,17 @@ class TestShow:
         result = run("--debug", "show", "nope", "gpu")
         assert "Traceback" in result.stderr
 
+    def test_root_and_debug_also_after_the_command(self, tmp_path: Path) -> None:
+        before = run("show", "training-gpus", "gpu", "-o", "json")
+        after = run("show", "training-gpus", "gpu", "-o", "json", "--root", str(SAMPLE), root=None)
+        assert after.returncode == before.returncode == 0
+        assert after.stdout == before.stdout
+        # Given twice, the one after the command wins; given before only, it stays.
+        overridden = run("show", "training-gpus", "gpu", "--root", str(tmp_path))
+        assert overridden.returncode == 1
+        assert str(tmp_path) in overridden.stderr
+        assert "Traceback" in run("show", "nope", "gpu", "--debug").stderr
+
     def test_broken_file_exits_3(self, tree: MetadataTree) -> None:
         path = tree.add_claim("c", "r", "d", ["n"])
         path.write_text(
