@@ -36,6 +36,9 @@ DEFAULT_MAX_SIZE = 4 * 1024 * 1024
 _IDENTITY_FIELDS = ("name", "namespace", "uid")
 
 
+_LISTED_AT_MOST = 10  # names of a directory's entries in a message; a request has a few
+
+
 def _describe_missing(path: Path) -> str:
     parent = path.parent
     if not parent.is_dir():
@@ -44,7 +47,10 @@ def _describe_missing(path: Path) -> str:
         present = sorted(os.fsencode(entry) for entry in os.listdir(parent))
     except OSError:
         return f"{path.name} does not exist in {parent}"
-    names = ", ".join(os.fsdecode(name) for name in present) or "nothing"
+    shown = [os.fsdecode(name) for name in present[:_LISTED_AT_MOST]]
+    if len(present) > _LISTED_AT_MOST:
+        shown.append(f"and {len(present) - _LISTED_AT_MOST} more")
+    names = ", ".join(shown) or "nothing"
     return f"{path.name} does not exist; its directory {parent} holds: {names}"
 
 

@@ -91,6 +91,15 @@ class TestReadMetadataFile:
         assert "open metadata file" in str(error)
         assert "holds: nic.example.com-metadata.json" in str(error)
 
+    def test_a_crowded_directory_is_listed_in_part(self, tmp_path: Path) -> None:
+        for index in range(25):
+            put(tmp_path, f"d{index:02}-metadata.json", b"")
+        with pytest.raises(MetadataNotFoundError) as info:
+            read_metadata_file(tmp_path / "x-metadata.json")
+        listed = str(info.value).partition("holds: ")[2]
+        names = [f"d{index:02}-metadata.json" for index in range(10)]
+        assert listed == ", ".join([*names, "and 15 more"])
+
     def test_missing_directory_is_named(self, tmp_path: Path) -> None:
         path = tmp_path / "absent" / "x-metadata.json"
         with pytest.raises(MetadataNotFoundError, match="neither does its directory"):
