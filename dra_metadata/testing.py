@@ -249,7 +249,7 @@ class MetadataTree:
         else:
             target = self.path(claim_name, request_name, driver, template=template)
         try:
-            if driver is None:
+            if request_name is None or driver is None:
                 shutil.rmtree(target)
             else:
                 target.unlink()

@@ -303,6 +303,9 @@ class TestMetadataTree:
             read_claim_metadata("c", "a", root=tmp_path)
         tree.remove("c")
         assert not (tmp_path / "resourceclaims" / "c").exists()
+        tree.add_claim("c", "a", "d1", ["n"])
+        tree.remove("c", driver="d1")  # no request: the whole claim, whoever the driver
+        assert not (tmp_path / "resourceclaims" / "c").exists()
         for gone in (("c",), ("c", "a"), ("c", "a", "d1")):
             with pytest.raises(dra_metadata.MetadataNotFoundError, match="nothing to remove"):
                 tree.remove(*gone)
