@@ -243,13 +243,15 @@ class MetadataTree:
         MetadataNotFoundError (a FileNotFoundError) when there is nothing to remove.
         """
         if request_name is None:
+            if driver is not None:
+                raise ValueError("a driver's files are per request: give request_name too")
             target = request_dir(claim_name, "x", template=template, root=self.root).parent
         elif driver is None:
             target = request_dir(claim_name, request_name, template=template, root=self.root)
         else:
             target = self.path(claim_name, request_name, driver, template=template)
         try:
-            if request_name is None or driver is None:
+            if driver is None:
                 shutil.rmtree(target)
             else:
                 target.unlink()

@@ -303,12 +303,13 @@ class TestMetadataTree:
             read_claim_metadata("c", "a", root=tmp_path)
         tree.remove("c")
         assert not (tmp_path / "resourceclaims" / "c").exists()
-        tree.add_claim("c", "a", "d1", ["n"])
-        tree.remove("c", driver="d1")  # no request: the whole claim, whoever the driver
-        assert not (tmp_path / "resourceclaims" / "c").exists()
         for gone in (("c",), ("c", "a"), ("c", "a", "d1")):
             with pytest.raises(dra_metadata.MetadataNotFoundError, match="nothing to remove"):
                 tree.remove(*gone)
+        tree.add_claim("c", "a", "d1", ["n"])
+        with pytest.raises(ValueError, match="give request_name too"):
+            tree.remove("c", driver="d1")  # never more than asked for
+        assert tree.read("c", "a", "d1").name == "c"
 
     def test_arguments_of_the_wrong_type_are_refused(self, tmp_path: Path) -> None:
         tree = MetadataTree(tmp_path)
