@@ -266,8 +266,9 @@ class AttributeMap(Mapping[str, DeviceAttribute]):
 
     def __getitem__(self, key: str) -> DeviceAttribute:
         value = self._entries[key]
-        if type(value) is DeviceAttribute:
-            return value
+        if value is not None and type(value) is not dict:
+            built_by_hand: DeviceAttribute = value  # a DeviceAttribute, or of a subclass
+            return built_by_hand
         try:
             built = self._built
         except AttributeError:

@@ -182,7 +182,7 @@ def _wire_attributes(attributes: AttributeMap) -> dict[str, Any]:
     """Go's wire objects of a map built by hand (or decoded with lists or nulls), sorted."""
     entries = attributes._entries  # noqa: SLF001
     names = sorted(entries)
-    if entries and type(entries[names[0]]) is DeviceAttribute:  # built by hand: all are
+    if entries and isinstance(entries[names[0]], DeviceAttribute):  # built by hand: all are
         return {name: wire_attribute(entries[name]) for name in names}
     return {name: wire_attribute(attributes[name]) for name in names}
 

@@ -211,6 +211,23 @@ class TestMore:
         with pytest.raises(TypeError):
             AttributeMap({"a": 1})  # type: ignore[dict-item]
 
+    def test_subclassed_attributes_are_kept_and_written(self) -> None:
+        from dataclasses import dataclass  # noqa: PLC0415
+
+        from dra_metadata.writer import encode_stream  # noqa: PLC0415
+
+        @dataclass(frozen=True, slots=True)
+        class Measured(DeviceAttribute):
+            pass
+
+        attribute = Measured(int=3)
+        device = Device(driver="d", pool="p", name="n", attributes={"a": attribute})
+        assert device.attributes["a"] is attribute
+        data = encode_stream(
+            DeviceMetadata(requests=[DeviceMetadataRequest(name="r", devices=[device])])
+        )
+        assert decode_stream(data).metadata.devices[0].attributes["a"] == DeviceAttribute(int=3)
+
     def test_public_module(self) -> None:
         for model in (Device, DeviceAttribute, DeviceMetadata, AttributeMap, ObjectMeta):
             assert model.__module__ == "dra_metadata"
