@@ -48,6 +48,11 @@ def sample(generation: int = 1) -> DeviceMetadata:
     )
 
 
+def with_devices(*devices: Device) -> DeviceMetadata:
+    """sample() with these devices in its one request."""
+    return replace(sample(), requests=[DeviceMetadataRequest(name="r", devices=devices)])
+
+
 class TestWriter:
     def test_atomic_write(self, tmp_path: Path) -> None:
         path = tmp_path / "a" / "b" / "metadata.json"
@@ -126,42 +131,26 @@ class TestWriter:
                 "not JSON serializable: set",
             ),
             (
-                replace(
-                    sample(),
-                    requests=[
-                        DeviceMetadataRequest(
-                            name="r",
-                            devices=[
-                                Device(driver="d", pool="p", name="n"),
-                                Device(
-                                    driver="d",
-                                    pool="p",
-                                    name="m",
-                                    attributes={"k": DeviceAttribute(string="\udc80")},
-                                ),
-                            ],
-                        )
-                    ],
+                with_devices(
+                    Device(driver="d", pool="p", name="n"),
+                    Device(
+                        driver="d",
+                        pool="p",
+                        name="m",
+                        attributes={"k": DeviceAttribute(string="\udc80")},
+                    ),
                 ),
                 "requests[0].devices[1].attributes[k].string",
                 "surrogates not allowed",
             ),
             (
-                replace(
-                    sample(),
-                    requests=[
-                        DeviceMetadataRequest(
-                            name="r",
-                            devices=[
-                                Device(
-                                    driver="d",
-                                    pool="p",
-                                    name="n",
-                                    network_data=NetworkDeviceData(ips=("10.0.0.1/8", "\ud800")),
-                                )
-                            ],
-                        )
-                    ],
+                with_devices(
+                    Device(
+                        driver="d",
+                        pool="p",
+                        name="n",
+                        network_data=NetworkDeviceData(ips=("10.0.0.1/8", "\ud800")),
+                    )
                 ),
                 "requests[0].devices[0].networkData.ips[1]",
                 "surrogates not allowed",
