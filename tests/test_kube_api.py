@@ -432,14 +432,43 @@ def test_deleted_claim_ends_the_watch(server: ApiServer, namespace: str, client:
         next(statuses)
 
 
-def test_watch_ends_after_its_timeout(server: ApiServer, namespace: str, client: Client) -> None:
+def test_watch_ends_after_its_timeout_or_stop_event(
+    server: ApiServer, namespace: str, client: Client
+) -> None:
     allocated_claim(server, namespace, "rdma-nics")
     started = time.monotonic()
-    assert (
-        len(list(watch_claim_status("rdma-nics", namespace=namespace, client=client, timeout=0.3)))
-        == 1
-    )
-    assert time.monotonic() - started < 5
+    statuses = watch_claim_status("rdma-nics", namespace=namespace, client=client, timeout=0.3)
+    assert len(list(statuses)) == 1
+    assert time.monotonic() - started < 5  # well before the server would end the watch
+    stop = threading.Event()
+    seen = []
+    for status in watch_claim_status(
+        "rdma-nics", namespace=namespace, client=client, stop_event=stop
+    ):
+        seen.append(status)
+        stop.set()
+    assert len(seen) == 1
+
+    async def stopped_by_an_asyncio_event() -> int:
+        event = asyncio.Event()
+        asyncio.get_running_loop().call_later(0.2, event.set)
+        count = 0
+        async for _ in awatch_claim_status(
+            "rdma-nics", namespace=namespace, client=client, stop_event=event
+        ):
+            count += 1
+        return count
+
+    assert asyncio.run(stopped_by_an_asyncio_event()) == 1
+
+
+def test_sync_twins_refuse_to_block_an_event_loop(namespace: str, client: Client) -> None:
+    async def blocking_call_in_async_code() -> None:
+        for _ in watch_claim_status("rdma-nics", namespace=namespace, client=client, timeout=1):
+            pass
+
+    with pytest.raises(RuntimeError, match="use its async twin awatch_claim_status"):
+        asyncio.run(blocking_call_in_async_code())
 
 
 def _apply_example_rbac(

@@ -132,7 +132,7 @@ def get_object(api: Api, http: httpx2.Client, target: Target) -> Mapping[str, An
 
     try:
         response = http.get(target.path)
-    except httpx2.TransportError as error:
+    except httpx2.RequestError as error:  # no answer: transport, decoding
         raise transport_error(target, "get", api.server, error) from None
     except ConfigError as error:  # the token file or exec plugin, read when sending
         raise KubeAPIError(f"cannot authenticate to {api.server}: {error}") from None
@@ -148,7 +148,7 @@ async def aget_object(api: Api, http: httpx2.AsyncClient, target: Target) -> Map
 
     try:
         response = await http.get(target.path)
-    except httpx2.TransportError as error:
+    except httpx2.RequestError as error:  # no answer: transport, decoding
         raise transport_error(target, "get", api.server, error) from None
     except ConfigError as error:
         raise KubeAPIError(f"cannot authenticate to {api.server}: {error}") from None

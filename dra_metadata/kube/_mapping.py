@@ -25,7 +25,6 @@ POD_CLAIM_NAME_ANNOTATION = "resource.kubernetes.io/pod-claim-name"
 HEALTH_VALUES = ("Healthy", "Unhealthy", "Unknown")
 _CLAIM_PREFIX = "claim:"
 
-# (driver, pool, device, shareID): how the server matches status.devices to the allocation.
 _DeviceKey = tuple[str, str, str, "str | None"]
 
 
@@ -105,12 +104,7 @@ def claim_status_from_object(obj: object) -> ClaimStatus:
     for index, raw in enumerate(results):
         path = f"status.allocation.devices.results[{index}]"
         result = fields.obj(raw, path)
-        key = (
-            fields.text(result.get("driver"), f"{path}.driver"),
-            fields.text(result.get("pool"), f"{path}.pool"),
-            fields.text(result.get("device"), f"{path}.device"),
-            fields.optional_text(result.get("shareID"), f"{path}.shareID"),
-        )
+        key = _device_key(fields, result, path)
         entry = reported.get(key)
         devices.append(
             AllocatedDevice(
@@ -136,6 +130,16 @@ def claim_status_from_object(obj: object) -> ClaimStatus:
         devices=tuple(devices),
         allocated=allocation is not None,
         requests=_request_names(fields, claim),
+    )
+
+
+def _device_key(fields: _Fields, entry: Mapping[str, Any], path: str) -> _DeviceKey:
+    """(driver, pool, device, shareID): how the server matches status.devices to results."""
+    return (
+        fields.text(entry.get("driver"), f"{path}.driver"),
+        fields.text(entry.get("pool"), f"{path}.pool"),
+        fields.text(entry.get("device"), f"{path}.device"),
+        fields.optional_text(entry.get("shareID"), f"{path}.shareID"),
     )
 
 
@@ -170,12 +174,7 @@ def _device_statuses(
     for index, raw in enumerate(fields.array(status.get("devices"), "status.devices")):
         path = f"status.devices[{index}]"
         entry = fields.obj(raw, path)
-        key = (
-            fields.text(entry.get("driver"), f"{path}.driver"),
-            fields.text(entry.get("pool"), f"{path}.pool"),
-            fields.text(entry.get("device"), f"{path}.device"),
-            fields.optional_text(entry.get("shareID"), f"{path}.shareID"),
-        )
+        key = _device_key(fields, entry, path)
         network = entry.get("networkData")
         data = entry.get("data")
         reported[key] = (

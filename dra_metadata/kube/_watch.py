@@ -131,6 +131,7 @@ async def _read_events(
         "timeoutSeconds": str(WATCH_SECONDS),
     }
     timeout = httpx2.Timeout(REQUEST_TIMEOUT_SECONDS, read=WATCH_SECONDS + 30.0)
+    opened = time.monotonic()
     async with http.stream("GET", target.collection_path, params=params, timeout=timeout) as answer:
         if answer.status_code != 200:
             body = await answer.aread()
@@ -142,6 +143,8 @@ async def _read_events(
         async for line in answer.aiter_lines():
             if line.strip():
                 _on_event(target, line, cursor, on_object)
+    if time.monotonic() - opened < 1.0:  # asked for WATCH_SECONDS: something cut it short
+        raise _Retry(f"the watch of {target.describe()} was ended at once by the server")
 
 
 def _on_event(
@@ -230,7 +233,7 @@ class _Reader:
             cursor.resource_version = None
         except _Retry as retry:
             return str(retry)
-        except httpx2.TransportError as error:
+        except httpx2.RequestError as error:  # no answer: transport, decoding
             return transport_error(self.target, "watch", self.api.server, error).message
         except KubeAPIError as error:
             # A GET without an answer is retried, but not at the start: a wrong address or a
