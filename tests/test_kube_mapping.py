@@ -32,8 +32,8 @@ from dra_metadata.kube._mapping import (
     generated_claim_name,
     split_resource_id,
 )
+from dra_metadata.kube._stream import _Cursor, _on_event, _Restart
 from dra_metadata.kube._wait import device_condition, network_data_condition
-from dra_metadata.kube._watch import _Cursor, _on_event, _Restart
 
 from conftest import REPO, TESTS
 

@@ -18,8 +18,9 @@ from dra_metadata._models import Device, DeviceMetadata, camel
 from dra_metadata.kube._http import Api, connect
 from dra_metadata.kube._identity import check_name
 from dra_metadata.kube._models import ClaimStatus
+from dra_metadata.kube._stream import WatchState, claim_updates
 from dra_metadata.kube._sync import run
-from dra_metadata.kube._watch import ClaimRef, Clock, WatchState, checked_timeout, claim_updates
+from dra_metadata.kube._watch import ClaimRef, Clock, checked_timeout
 
 if TYPE_CHECKING:
     from lightkube import AsyncClient, Client
