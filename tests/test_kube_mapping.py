@@ -520,3 +520,16 @@ def test_a_refused_connection_is_said_so(tmp_path: Path) -> None:
         "listens there (in a pod: KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT; outside: "
         "the kubeconfig's server)"
     )
+
+
+def test_kube_all_is_sorted_and_complete() -> None:
+    from dra_metadata import kube  # noqa: PLC0415
+
+    def kind(name: str) -> tuple[int, str]:
+        return (0 if name.isupper() else 1 if name[0].isupper() else 2, name)
+
+    assert kube.__all__ == sorted(kube.__all__, key=kind)
+    public = {name for name in vars(kube) if not name.startswith(("_", "@"))}  # @: pytest
+    assert public == set(kube.__all__)
+    assert kube.ClaimStatus.__module__ == "dra_metadata.kube"
+    assert kube.KubeAPIError is __import__("dra_metadata").KubeAPIError
