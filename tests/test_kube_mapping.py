@@ -533,3 +533,40 @@ def test_kube_all_is_sorted_and_complete() -> None:
     assert public == set(kube.__all__)
     assert kube.ClaimStatus.__module__ == "dra_metadata.kube"
     assert kube.KubeAPIError is __import__("dra_metadata").KubeAPIError
+
+
+def test_the_dranet_example_runs_as_the_example_service_account() -> None:
+    import yaml  # noqa: PLC0415 - comes with lightkube
+
+    directory = REPO / "examples" / "kubernetes"
+    rbac = {
+        d["kind"]: d for d in yaml.safe_load_all((directory / "api-reader-rbac.yaml").read_text())
+    }
+    pod = next(
+        d
+        for d in yaml.safe_load_all((directory / "dranet-pod.yaml").read_text())
+        if d["kind"] == "Pod"
+    )
+    assert pod["spec"]["serviceAccountName"] == rbac["ServiceAccount"]["metadata"]["name"]
+    assert rbac["RoleBinding"]["roleRef"]["name"] == rbac["Role"]["metadata"]["name"]
+    assert rbac["Role"]["rules"] == [
+        {
+            "apiGroups": ["resource.k8s.io"],
+            "resources": ["resourceclaims"],
+            "verbs": ["get", "watch"],
+        },
+        {"apiGroups": [""], "resources": ["pods"], "verbs": ["get"]},
+    ]
+    (init,) = pod["spec"]["initContainers"]
+    command = init["command"]
+    assert command[:4] == ["dra-metadata", "wait", "--source", "api"]
+    assert command[command.index("--for") + 1] == "network-data"
+    claim_name, request = command[4:6]
+    assert [c["resourceClaimName"] for c in pod["spec"]["resourceClaims"]] == [claim_name]
+    claim = next(
+        d
+        for d in yaml.safe_load_all((directory / "dranet-pod.yaml").read_text())
+        if d["kind"] == "ResourceClaim"
+    )
+    assert claim["metadata"]["name"] == claim_name
+    assert [r["name"] for r in claim["spec"]["devices"]["requests"]] == [request]
