@@ -40,15 +40,19 @@ class InvalidNameError(DeviceMetadataError, ValueError):
 
 
 class MetadataNotFoundError(DeviceMetadataError, FileNotFoundError):
-    """The metadata file or request directory does not exist (also a FileNotFoundError)."""
+    """The metadata file or request directory does not exist (also a FileNotFoundError).
+
+    From the Kubernetes API (`dra_metadata.kube`): the claim or pod does not exist, or has no
+    such claim or request; `.path` is None then and the message names the object.
+    """
 
     __module__ = "dra_metadata"
 
-    def __init__(self, message: str, *, path: Path) -> None:
+    def __init__(self, message: str, *, path: Path | None) -> None:
         DeviceMetadataError.__init__(self, message, path=path)
         self.errno = errno.ENOENT
         self.strerror = message
-        self.filename = str(path)
+        self.filename = None if path is None else str(path)
 
     def __str__(self) -> str:
         return DeviceMetadataError.__str__(self)
@@ -209,3 +213,31 @@ class StaleMetadataError(DeviceMetadataError):
     def __init__(self, message: str, *, metadata: DeviceMetadata | None, path: Path | None) -> None:
         super().__init__(message, path=path)
         self.metadata = metadata
+
+
+class KubeAPIError(DeviceMetadataError):
+    """The Kubernetes API could not be used (`dra_metadata.kube`).
+
+    `.status` is the HTTP status the server answered (401, 403, ...), or None when no answer
+    came: no configuration, a refused connection, a TLS failure. `.verb`, `.resource`,
+    `.namespace` and `.name` say what was asked, when known.
+    """
+
+    __module__ = "dra_metadata"
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        status: int | None = None,
+        verb: str | None = None,
+        resource: str | None = None,
+        namespace: str | None = None,
+        name: str | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.status = status
+        self.verb = verb
+        self.resource = resource
+        self.namespace = namespace
+        self.name = name

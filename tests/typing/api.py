@@ -89,3 +89,31 @@ def watch(root: Path) -> int | None:
 
 async def awatch(path: Path) -> list[str]:
     return [event.kind.value async for event in dra_metadata.awatch_metadata_file(path, timeout=1)]
+
+
+def kube_status() -> list[str]:
+    from lightkube import Client  # noqa: PLC0415
+
+    from dra_metadata import kube  # noqa: PLC0415
+
+    with Client() as client:
+        status: kube.ClaimStatus = kube.read_claim_status("rdma-nics", client=client)
+        template = kube.read_template_claim_status("accelerator", pod_name="p", namespace="ns")
+        metadata: DeviceMetadata = status.to_metadata("nics", driver="dra.net")
+        for update in kube.watch_claim_status("rdma-nics", timeout=1.0):
+            status = update
+        health: tuple[kube.DeviceHealth, ...] = kube.read_device_health(container_name="c")
+    names = [device.name for device in (*status.devices, *template.devices)]
+    ready = [device.condition("Ready") for device in status.devices]
+    states: list[kube.Health] = [entry.health for entry in health]
+    del metadata, ready, states
+    return names
+
+
+async def kube_watch() -> list[str]:
+    from dra_metadata import kube  # noqa: PLC0415
+
+    names: list[str] = []
+    async for status in kube.awatch_claim_status("rdma-nics", template=True, timeout=1.0):
+        names.extend(status.device_names())
+    return names

@@ -1,0 +1,169 @@
+"""What the Kubernetes API says about a claim's devices and a pod's device health.
+
+Plain frozen dataclasses: nothing here knows about HTTP or lightkube. `ClaimStatus.to_metadata`
+is the bridge to the model the rest of the library works with.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Literal
+
+from dra_metadata._errors import MetadataNotFoundError
+from dra_metadata._models import (
+    Device,
+    DeviceMetadata,
+    DeviceMetadataRequest,
+    NetworkDeviceData,
+    ObjectMeta,
+)
+
+Health = Literal["Healthy", "Unhealthy", "Unknown"]
+"""The health the kubelet reports for an allocated device."""
+
+
+@dataclass(frozen=True, slots=True)
+class DeviceCondition:
+    """One entry of ``status.devices[].conditions`` (a Kubernetes ``metav1.Condition``)."""
+
+    type: str
+    status: str
+    """``"True"``, ``"False"`` or ``"Unknown"``."""
+    reason: str = ""
+    message: str = ""
+    last_transition_time: datetime | None = None
+    observed_generation: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class AllocatedDevice:
+    """One allocated device of a claim and what its driver reported about it.
+
+    `request` is the allocation's request name, with its subrequest (``gpu/high-memory``)
+    when the request was a prioritized list. `network_data`, `conditions` and `data` come from
+    the driver's ``status.devices`` entry for this device (matched by driver, pool, device and
+    share ID); they are None / empty until the driver writes one.
+    """
+
+    request: str
+    driver: str
+    pool: str
+    name: str
+    share_id: str | None = None
+    network_data: NetworkDeviceData | None = None
+    conditions: Sequence[DeviceCondition] = ()
+    data: Mapping[str, Any] | None = None
+    """The driver's arbitrary JSON object (``status.devices[].data``), or None."""
+
+    def condition(self, condition_type: str) -> DeviceCondition | None:
+        """The condition of that type (e.g. ``"Ready"``), or None."""
+        for condition in self.conditions:
+            if condition.type == condition_type:
+                return condition
+        return None
+
+
+@dataclass(frozen=True, slots=True)
+class ClaimStatus:
+    """A ResourceClaim's allocation and device status, as the API server returned it.
+
+    `devices` follows the allocation results (one per allocated device, in their order); it is
+    empty while the claim is not allocated. `requests` lists every request name a device may
+    carry: the claim's requests and, for prioritized lists, ``<request>/<subrequest>``.
+    `pod_claim_name` is set for a claim made from a template (the pod's name for the claim).
+    Two statuses compare equal when only `resource_version` differs.
+    """
+
+    name: str
+    namespace: str
+    uid: str
+    resource_version: str = field(compare=False)
+    pod_claim_name: str | None = None
+    devices: Sequence[AllocatedDevice] = ()
+    allocated: bool = False
+    requests: Sequence[str] = ()
+
+    def device_names(self) -> tuple[str, ...]:
+        """The names of the allocated devices, in allocation order."""
+        return tuple(device.name for device in self.devices)
+
+    def to_metadata(
+        self, request_name: str | None = None, *, driver: str | None = None
+    ) -> DeviceMetadata:
+        """This status as the DeviceMetadata that reading a metadata file gives.
+
+        One DeviceMetadataRequest per allocated request name, devices in allocation order with
+        their network data (attributes are not published through the API: they stay empty).
+        ``request_name`` keeps one request: a top-level name also keeps its subrequests, as
+        the request directory of the file protocol does. ``driver`` keeps that driver's devices.
+        Raises MetadataNotFoundError for a request name the claim does not have.
+        """
+        if request_name is not None:
+            self._check_request(request_name)
+        grouped: dict[str, list[Device]] = {}
+        for device in self.devices:
+            if request_name is not None and request_name not in {
+                device.request,
+                device.request.partition("/")[0],
+            }:
+                continue
+            if driver is not None and device.driver != driver:
+                continue
+            grouped.setdefault(device.request, []).append(
+                Device(
+                    driver=device.driver,
+                    pool=device.pool,
+                    name=device.name,
+                    network_data=device.network_data,
+                )
+            )
+        return DeviceMetadata(
+            metadata=ObjectMeta(
+                name=self.name,
+                namespace=self.namespace,
+                uid=self.uid,
+                resource_version=self.resource_version,
+            ),
+            pod_claim_name=self.pod_claim_name,
+            requests=tuple(
+                DeviceMetadataRequest(name=name, devices=devices)
+                for name, devices in grouped.items()
+            ),
+        )
+
+    def _check_request(self, request_name: str) -> None:
+        if request_name in self.requests:
+            return
+        known = ", ".join(self.requests) or "none"
+        raise MetadataNotFoundError(
+            f'resourceclaim "{self.name}" in namespace "{self.namespace}" has no request '
+            f'"{request_name}"; its requests: {known}',
+            path=None,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class DeviceHealth:
+    """The health of one device allocated to a container, as the kubelet reports it.
+
+    From ``status.containerStatuses[].allocatedResourcesStatus`` (and init containers) of the
+    Pod. `pod_claim_name` and `request` come from the entry's name (``claim:<pod claim>`` or
+    ``claim:<pod claim>/<request>``): `request` is the top-level request the container asked
+    for, never a subrequest, and None when the container uses the whole claim. Entries of
+    device plugins (`resource_name` such as ``nvidia.com/gpu``) have no pod claim name.
+    `driver`, `pool` and `device` are split from `resource_id` (``<driver>/<pool>/<device>``,
+    a pool name may hold ``/``); they are None when the kubelet reported a CDI device ID.
+    """
+
+    container: str
+    pod_claim_name: str | None
+    request: str | None
+    driver: str | None
+    pool: str | None
+    device: str | None
+    health: Health
+    message: str | None = None
+    resource_name: str = ""
+    resource_id: str = ""

@@ -1,0 +1,234 @@
+"""The claim watch itself: events -> statuses, resumed, started over on 410 Gone.
+
+Facts that shape it (see the README, "Without a metadata file: the Kubernetes API"):
+
+* The watch is a GET on the collection with ``fieldSelector=metadata.name=<claim>``: RBAC
+  authorizes it as a request for that one name. The server ends each watch after
+  ``timeoutSeconds`` (or its own limit); it is resumed from the last resourceVersion seen
+  (events and bookmarks), so no change is missed.
+* A connection that drops (the API server restarts) is resumed the same way, after a short
+  back-off; after a restart the new server answers an old resourceVersion with an ERROR event
+  carrying 410 Gone (on an HTTP 200 response): then the claim is read again (GET) and watched
+  from there, and the status is reported if it changed while nobody was watching.
+* A refused watch (401, 403) is an HTTP answer, never an event: it is raised, not retried.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from collections.abc import AsyncGenerator, Callable, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import orjson
+
+from dra_metadata._errors import KubeAPIError, MetadataNotFoundError
+from dra_metadata.kube._errors import Target, status_error, status_error_from, transport_error
+from dra_metadata.kube._http import REQUEST_TIMEOUT_SECONDS, Api, aget_object
+from dra_metadata.kube._mapping import claim_status_from_object
+from dra_metadata.kube._models import ClaimStatus
+
+if TYPE_CHECKING:
+    import httpx2
+
+WATCH_SECONDS = 290
+"""How long the server keeps one watch open before it is resumed (client-go: 5 to 10 min)."""
+_RETRY_FIRST_SECONDS = 0.05
+_RETRY_MAX_SECONDS = 2.0
+
+
+@dataclass
+class WatchState:
+    """What a wait reports besides the status: why the watch cannot see changes right now."""
+
+    problem: str | None = None
+
+
+class _Restart(Exception):  # noqa: N818 - control flow inside the reader, never raised out
+    """The resourceVersion is gone (410): read the claim again and watch from there."""
+
+
+class _Retry(Exception):  # noqa: N818 - control flow inside the reader, never raised out
+    """A transient failure (dropped connection, 5xx, 429): resume after a back-off."""
+
+
+@dataclass
+class _Cursor:
+    """Where the watch is: the last resourceVersion seen (None: read the claim again)."""
+
+    resource_version: str | None = None
+
+
+async def _read_events(
+    http: httpx2.AsyncClient,
+    target: Target,
+    cursor: _Cursor,
+    on_object: Callable[[Mapping[str, Any]], None],
+) -> None:
+    """Watch from the cursor until the server ends the stream, moving the cursor along."""
+    import httpx2  # noqa: PLC0415
+
+    params = {
+        "watch": "true",
+        "fieldSelector": f"metadata.name={target.name}",
+        "resourceVersion": str(cursor.resource_version),
+        "allowWatchBookmarks": "true",
+        "timeoutSeconds": str(WATCH_SECONDS),
+    }
+    timeout = httpx2.Timeout(REQUEST_TIMEOUT_SECONDS, read=WATCH_SECONDS + 30.0)
+    opened = time.monotonic()
+    async with http.stream("GET", target.collection_path, params=params, timeout=timeout) as answer:
+        if answer.status_code != 200:
+            body = await answer.aread()
+            if answer.status_code == 410:
+                raise _Restart
+            if answer.status_code == 429 or answer.status_code >= 500:
+                raise _Retry(status_error(target, "watch", answer.status_code, body).message)
+            raise status_error(target, "watch", answer.status_code, body)
+        async for line in answer.aiter_lines():
+            if line.strip():
+                _on_event(target, line, cursor, on_object)
+    if time.monotonic() - opened < 1.0:  # asked for WATCH_SECONDS: something cut it short
+        raise _Retry(f"the watch of {target.describe()} was ended at once by the server")
+
+
+def _on_event(
+    target: Target,
+    line: str,
+    cursor: _Cursor,
+    on_object: Callable[[Mapping[str, Any]], None],
+) -> None:
+    try:
+        event = orjson.loads(line)
+    except orjson.JSONDecodeError:
+        raise _Retry(f"the watch of {target.describe()} sent a line that is not JSON") from None
+    kind = event.get("type") if isinstance(event, dict) else None
+    obj = event.get("object") if isinstance(event, dict) else None
+    if not isinstance(obj, dict):
+        raise _Retry(f"the watch of {target.describe()} sent an event without an object")
+    if kind == "ERROR":
+        code = obj.get("code")
+        if code == 410:
+            raise _Restart
+        code = code if isinstance(code, int) else 500
+        if code == 429 or code >= 500:
+            raise _Retry(f"the watch of {target.describe()} failed: {obj.get('message')}")
+        raise status_error_from(
+            target, "watch", code, str(obj.get("reason") or ""), str(obj.get("message") or "")
+        )
+    if kind == "DELETED":
+        raise MetadataNotFoundError(f"{target.describe()} was deleted", path=None)
+    metadata = obj.get("metadata")
+    if not isinstance(metadata, dict):
+        return
+    if kind in {"ADDED", "MODIFIED"} and metadata.get("name") == target.name:
+        on_object(obj)
+    version = metadata.get("resourceVersion")
+    if isinstance(version, str) and version:  # events and bookmarks
+        cursor.resource_version = version
+
+
+@dataclass
+class _Reader:
+    """The list-and-watch loop: puts each changed status, or the error that ends it."""
+
+    api: Api
+    http: httpx2.AsyncClient
+    target: Target
+    state: WatchState
+    put: Callable[[ClaimStatus | BaseException], None]
+    last: ClaimStatus | None = None
+    started: bool = False
+
+    def on_object(self, obj: Mapping[str, Any]) -> None:
+        status = claim_status_from_object(obj)
+        if status != self.last:
+            self.put(status)
+        self.last = status
+
+    async def run(self) -> None:
+        cursor = _Cursor()
+        delay = _RETRY_FIRST_SECONDS
+        try:
+            while True:
+                problem = await self._step(cursor)
+                self.state.problem = problem
+                if problem is None:
+                    delay = _RETRY_FIRST_SECONDS
+                    continue
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, _RETRY_MAX_SECONDS)
+        except asyncio.CancelledError:
+            raise
+        except Exception as error:  # noqa: BLE001 - handed to the consumer, which raises it
+            self.put(_ours(self.api, error))
+
+    async def _step(self, cursor: _Cursor) -> str | None:
+        """Read (if needed) and watch until the stream ends; a transient problem, or None."""
+        import httpx2  # noqa: PLC0415
+
+        try:
+            if cursor.resource_version is None:  # the start, or after 410 Gone
+                obj = await aget_object(self.api, self.http, self.target)
+                self.on_object(obj)
+                cursor.resource_version = claim_status_from_object(obj).resource_version
+                self.started = True
+            await _read_events(self.http, self.target, cursor, self.on_object)
+        except _Restart:
+            cursor.resource_version = None
+        except _Retry as retry:
+            return str(retry)
+        except httpx2.RequestError as error:  # no answer: transport, decoding
+            return transport_error(self.target, "watch", self.api.server, error).message
+        except KubeAPIError as error:
+            # A GET without an answer is retried, but not at the start: a wrong address or a
+            # TLS failure must not look like a claim that is not ready yet.
+            if not self.started or error.status is not None:
+                raise
+            return error.message
+        return None
+
+
+def _ours(api: Api, error: Exception) -> Exception:
+    """lightkube raises ConfigError when the token file or exec plugin fails mid-watch."""
+    from lightkube.core.exceptions import ConfigError  # noqa: PLC0415
+
+    if isinstance(error, ConfigError):
+        return KubeAPIError(f"cannot authenticate to {api.server}: {error}")
+    return error
+
+
+async def claim_updates(
+    api: Api,
+    http: httpx2.AsyncClient,
+    target: Target,
+    *,
+    state: WatchState,
+    wake: Callable[[], float | None],
+) -> AsyncGenerator[ClaimStatus | None, None]:
+    """The claim's status at the start and after each change; None after ``wake()`` seconds
+    without one (None from wake: no limit), so that callers can look at clocks and events."""
+    queue: asyncio.Queue[ClaimStatus | BaseException] = asyncio.Queue()
+    reader = asyncio.ensure_future(_Reader(api, http, target, state, queue.put_nowait).run())
+    getter: asyncio.Future[ClaimStatus | BaseException] | None = None
+    try:
+        while True:
+            if getter is None:  # kept across time-outs: cancelling a get could lose an item
+                getter = asyncio.ensure_future(queue.get())
+            done, _ = await asyncio.wait({getter}, timeout=wake())
+            if not done:
+                yield None
+                continue
+            item = getter.result()
+            getter = None
+            if isinstance(item, BaseException):
+                raise item
+            yield item
+    finally:
+        for task in (reader, getter):
+            if task is not None:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task

@@ -1,0 +1,240 @@
+"""A real kube-apiserver and etcd on loopback ports, found as envtest finds them.
+
+``KUBEBUILDER_ASSETS`` names a directory holding ``kube-apiserver`` and ``etcd`` binaries. The
+API server runs with RBAC, a static admin token (group system:masters) and a ServiceAccount
+token signer, on 127.0.0.1 only; etcd keeps its data in the test's temporary directory. Writes
+the scheduler, drivers and kubelet would make are made here as the admin through the same
+endpoints (``resourceclaims/status``, ``pods/status``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import socket
+import ssl
+import subprocess
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+import httpx2
+import orjson
+
+ASSETS_VARIABLE = "KUBEBUILDER_ASSETS"
+SKIP_REASON = (
+    f"no Kubernetes API server to test against: set {ASSETS_VARIABLE} to a directory holding "
+    "kube-apiserver and etcd binaries, as envtest's KUBEBUILDER_ASSETS (e.g. the one "
+    "`setup-envtest use -p path` prints)"
+)
+ADMIN_TOKEN = "dra-metadata-test-admin"  # noqa: S105 - a throwaway token of a throwaway server
+CLAIMS = "/apis/resource.k8s.io/v1/namespaces/{namespace}/resourceclaims"
+PODS = "/api/v1/namespaces/{namespace}/pods"
+
+
+def assets() -> Path | None:
+    """The directory of the binaries, or None when they are not provided."""
+    value = os.environ.get(ASSETS_VARIABLE)
+    if not value:
+        return None
+    directory = Path(value)
+    if not all((directory / name).is_file() for name in ("kube-apiserver", "etcd")):
+        return None
+    return directory
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def _stop(process: subprocess.Popen[bytes] | None) -> None:
+    if process is None or process.poll() is not None:
+        return
+    process.terminate()
+    try:
+        process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+
+
+@dataclass
+class ApiServer:
+    """etcd and kube-apiserver for one test session; ``admin`` is an httpx2 client of the admin."""
+
+    assets: Path
+    directory: Path
+    port: int = field(default_factory=_free_port)
+    etcd_port: int = field(default_factory=_free_port)
+    etcd_peer_port: int = field(default_factory=_free_port)
+    etcd: subprocess.Popen[bytes] | None = None
+    apiserver: subprocess.Popen[bytes] | None = None
+    admin: httpx2.Client | None = None
+    logs: list[IO[bytes]] = field(default_factory=list)
+
+    def _log(self, name: str) -> IO[bytes]:
+        log = (self.directory / name).open("ab")
+        self.logs.append(log)
+        return log
+
+    @property
+    def url(self) -> str:
+        return f"https://127.0.0.1:{self.port}"
+
+    @property
+    def ca_file(self) -> Path:
+        """The server's self-signed certificate and its CA (kube-apiserver writes both)."""
+        return self.directory / "certs" / "apiserver.crt"
+
+    def start(self) -> None:
+        self.directory.mkdir(parents=True, exist_ok=True)
+        key = self.directory / "service-account.key"
+        subprocess.run(
+            ["openssl", "genrsa", "-out", str(key), "2048"], check=True, capture_output=True
+        )
+        (self.directory / "tokens.csv").write_text(
+            f"{ADMIN_TOKEN},admin,admin-uid,system:masters\n"
+        )
+        self.etcd = subprocess.Popen(
+            [
+                str(self.assets / "etcd"),
+                f"--data-dir={self.directory / 'etcd'}",
+                f"--listen-client-urls=http://127.0.0.1:{self.etcd_port}",
+                f"--advertise-client-urls=http://127.0.0.1:{self.etcd_port}",
+                f"--listen-peer-urls=http://127.0.0.1:{self.etcd_peer_port}",
+                f"--initial-advertise-peer-urls=http://127.0.0.1:{self.etcd_peer_port}",
+                f"--initial-cluster=default=http://127.0.0.1:{self.etcd_peer_port}",
+                "--unsafe-no-fsync",
+                "--log-level=error",
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=self._log("etcd.log"),
+        )
+        self.start_apiserver()
+
+    def start_apiserver(self) -> None:
+        key = self.directory / "service-account.key"
+        log = self._log("kube-apiserver.log")
+        self.apiserver = subprocess.Popen(
+            [
+                str(self.assets / "kube-apiserver"),
+                "--bind-address=127.0.0.1",
+                "--advertise-address=127.0.0.1",
+                f"--secure-port={self.port}",
+                f"--etcd-servers=http://127.0.0.1:{self.etcd_port}",
+                f"--cert-dir={self.directory / 'certs'}",
+                f"--token-auth-file={self.directory / 'tokens.csv'}",
+                "--authorization-mode=RBAC",
+                f"--service-account-issuer={self.url}",
+                f"--service-account-key-file={key}",
+                f"--service-account-signing-key-file={key}",
+                f"--api-audiences={self.url}",
+                "--service-cluster-ip-range=10.0.0.0/24",
+                "--disable-admission-plugins=ServiceAccount",
+                "--endpoint-reconciler-type=none",
+                "--v=0",
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=log,
+        )
+        self._wait_ready()
+
+    def _wait_ready(self) -> None:
+        deadline = time.monotonic() + 90
+        while True:
+            assert self.apiserver is not None
+            if self.apiserver.poll() is not None or (self.etcd and self.etcd.poll() is not None):
+                raise RuntimeError(
+                    f"the API server or etcd exited; see the logs in {self.directory}"
+                )
+            if self.admin is None and self.ca_file.exists():
+                with contextlib.suppress(ssl.SSLError):  # still being written
+                    self.admin = httpx2.Client(
+                        base_url=self.url,
+                        verify=ssl.create_default_context(cafile=str(self.ca_file)),
+                        headers={"Authorization": f"Bearer {ADMIN_TOKEN}"},
+                        timeout=10,
+                    )
+            if self.admin is not None:
+                with contextlib.suppress(httpx2.TransportError):
+                    if self.admin.get("/readyz").status_code == 200:
+                        return
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"the API server was not ready in 90 s; see {self.directory}")
+            time.sleep(0.05)
+
+    def restart_apiserver(self) -> None:
+        """Kill kube-apiserver (as a crash would) and start it again: same etcd, flags, port.
+
+        (A graceful stop waits about 10 s for open watches to end.)
+        """
+        if self.apiserver is not None:
+            self.apiserver.kill()
+            self.apiserver.wait()
+        if self.admin is not None:
+            self.admin.close()
+            self.admin = None
+        self.start_apiserver()
+
+    def stop(self) -> None:
+        if self.admin is not None:
+            self.admin.close()
+        _stop(self.apiserver)
+        _stop(self.etcd)
+        for log in self.logs:
+            log.close()
+
+    # Writes as the admin -----------------------------------------------------------------
+
+    def request(self, method: str, path: str, body: Any = None, *, content_type: str = "") -> Any:
+        assert self.admin is not None
+        headers = {"Content-Type": content_type or "application/json"}
+        content = None if body is None else orjson.dumps(body)
+        answer = self.admin.request(method, path, content=content, headers=headers)
+        if answer.status_code >= 300:
+            raise AssertionError(f"{method} {path}: HTTP {answer.status_code}: {answer.text}")
+        return answer.json()
+
+    def create(self, path: str, body: dict[str, Any]) -> Any:
+        return self.request("POST", path, body)
+
+    def patch_status(self, path: str, status: dict[str, Any]) -> Any:
+        """A merge patch of ``<path>/status``, as drivers, the scheduler and kubelets write."""
+        return self.request(
+            "PATCH",
+            f"{path}/status",
+            {"status": status},
+            content_type="application/merge-patch+json",
+        )
+
+    def namespace(self, name: str) -> str:
+        self.create("/api/v1/namespaces", {"metadata": {"name": name}})
+        return name
+
+    def service_account_token(self, namespace: str, name: str) -> str:
+        """A TokenRequest token of a new ServiceAccount (bound to nothing yet)."""
+        self.create(f"/api/v1/namespaces/{namespace}/serviceaccounts", {"metadata": {"name": name}})
+        answer = self.create(
+            f"/api/v1/namespaces/{namespace}/serviceaccounts/{name}/token",
+            {"apiVersion": "authentication.k8s.io/v1", "kind": "TokenRequest", "spec": {}},
+        )
+        return str(answer["status"]["token"])
+
+
+@contextlib.contextmanager
+def running(directory: Path) -> Iterator[ApiServer]:
+    found = assets()
+    assert found is not None
+    if shutil.which("openssl") is None:
+        raise RuntimeError("openssl is needed to make the ServiceAccount signing key")
+    server = ApiServer(found, directory)
+    try:
+        server.start()
+        yield server
+    finally:
+        server.stop()

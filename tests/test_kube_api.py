@@ -1,0 +1,562 @@
+"""dra_metadata.kube against a real kube-apiserver and etcd (see kube_harness.py).
+
+Skipped without KUBEBUILDER_ASSETS. One server for the session; each test works in its own
+namespace. The writes of the scheduler, a driver and the kubelet are made as the admin.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from lightkube import AsyncClient, Client
+from lightkube.config.kubeconfig import KubeConfig
+from lightkube.config.models import Cluster, User
+
+from dra_metadata import KubeAPIError, MetadataNotFoundError, WaitTimeoutError
+from dra_metadata.kube import (
+    ClaimStatus,
+    awatch_claim_status,
+    read_claim_status,
+    read_device_health,
+    read_template_claim_status,
+    watch_claim_status,
+)
+from dra_metadata.kube._mapping import claim_status_from_object
+from dra_metadata.kube._wait import await_until, network_data_condition, wait_until
+
+import kube_harness
+from conftest import REPO
+from kube_harness import ADMIN_TOKEN, CLAIMS, PODS, ApiServer
+
+pytestmark = pytest.mark.skipif(kube_harness.assets() is None, reason=kube_harness.SKIP_REASON)
+
+NETWORK = network_data_condition(("interface_name", "ips"))
+
+
+@pytest.fixture(scope="session")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ApiServer]:
+    with kube_harness.running(tmp_path_factory.mktemp("kube")) as running:
+        yield running
+
+
+_namespaces = iter(range(1_000_000))
+
+
+@pytest.fixture
+def namespace(server: ApiServer) -> str:
+    return server.namespace(f"test-{next(_namespaces)}")
+
+
+def config(server: ApiServer, token: str = ADMIN_TOKEN, *, ca: bool = True) -> KubeConfig:
+    return KubeConfig.from_one(
+        cluster=Cluster(server=server.url, certificate_auth=str(server.ca_file) if ca else None),
+        user=User(token=token),
+    )
+
+
+@pytest.fixture
+def client(server: ApiServer) -> Iterator[Client]:
+    with Client(config=config(server)) as admin:
+        yield admin
+
+
+def claim(name: str, *requests: dict[str, Any]) -> dict[str, Any]:
+    requests = requests or ({"name": "nics", "exactly": {"deviceClassName": "dranet"}},)
+    return {"metadata": {"name": name}, "spec": {"devices": {"requests": list(requests)}}}
+
+
+def allocation(*devices: str, request: str = "nics", driver: str = "dra.net") -> dict[str, Any]:
+    return {
+        "allocation": {
+            "devices": {
+                "results": [
+                    {"request": request, "driver": driver, "pool": "node-7", "device": device}
+                    for device in devices
+                ]
+            }
+        }
+    }
+
+
+def network_status(*devices: str, driver: str = "dra.net") -> dict[str, Any]:
+    return {
+        "devices": [
+            {
+                "driver": driver,
+                "pool": "node-7",
+                "device": device,
+                "conditions": [
+                    {
+                        "type": "Ready",
+                        "status": "True",
+                        "reason": "NetworkDeviceReady",
+                        "message": "",
+                        "lastTransitionTime": "2026-11-30T13:29:34Z",
+                    }
+                ],
+                "networkData": {
+                    "interfaceName": f"rdma{index}",
+                    "ips": [f"10.128.{index}.17/24"],
+                    "hardwareAddress": f"0a:58:0a:80:00:1{index}",
+                },
+            }
+            for index, device in enumerate(devices)
+        ]
+    }
+
+
+def allocated_claim(server: ApiServer, namespace: str, name: str, *devices: str) -> str:
+    """A claim allocated to ``devices`` (default nic-0) whose driver has published nothing."""
+    path = f"{CLAIMS.format(namespace=namespace)}/{name}"
+    server.create(CLAIMS.format(namespace=namespace), claim(name))
+    server.patch_status(path, allocation(*(devices or ("nic-0",))))
+    return path
+
+
+def test_read_claim_status(server: ApiServer, namespace: str, client: Client) -> None:
+    path = allocated_claim(server, namespace, "rdma-nics", "nic-0", "nic-1")
+    server.patch_status(path, network_status("nic-1", "nic-0"))
+    status = read_claim_status("rdma-nics", namespace=namespace, client=client)
+    assert status == claim_status_from_object(server.request("GET", path))
+    assert status.device_names() == ("nic-0", "nic-1")
+    assert [
+        device.network_data.interface_name for device in status.devices if device.network_data
+    ] == ["rdma1", "rdma0"]
+    condition = status.devices[0].condition("Ready")
+    assert condition is not None
+    assert condition.reason == "NetworkDeviceReady"
+
+
+def test_missing_claim_is_not_found(namespace: str, client: Client) -> None:
+    with pytest.raises(MetadataNotFoundError) as caught:
+        read_claim_status("missing-claim", namespace=namespace, client=client)
+    assert str(caught.value) == (
+        f'resourceclaim "missing-claim" in namespace "{namespace}" not found: check the '
+        "claim's name (spec.resourceClaims of the pod) and the namespace"
+    )
+
+
+def _template_pod(server: ApiServer, namespace: str) -> str:
+    """Pod trainer-0 with a template claim "accelerator" and its generated claim, allocated."""
+    server.create(
+        PODS.format(namespace=namespace),
+        {
+            "metadata": {"name": "trainer-0"},
+            "spec": {
+                "containers": [
+                    {
+                        "name": "trainer",
+                        "image": "registry.example/trainer",
+                        "resources": {"claims": [{"name": "accelerator", "request": "gpu"}]},
+                    }
+                ],
+                "resourceClaims": [
+                    {"name": "accelerator", "resourceClaimTemplateName": "training-gpu"}
+                ],
+            },
+        },
+    )
+    generated = server.create(
+        CLAIMS.format(namespace=namespace),
+        {
+            "metadata": {
+                "generateName": "trainer-0-accelerator-",
+                "annotations": {"resource.kubernetes.io/pod-claim-name": "accelerator"},
+            },
+            "spec": {
+                "devices": {
+                    "requests": [{"name": "gpu", "exactly": {"deviceClassName": "gpu.example.com"}}]
+                }
+            },
+        },
+    )
+    name = generated["metadata"]["name"]
+    server.patch_status(
+        f"{CLAIMS.format(namespace=namespace)}/{name}",
+        allocation("gpu-3", request="gpu", driver="gpu.example.com"),
+    )
+    server.patch_status(
+        f"{PODS.format(namespace=namespace)}/trainer-0",
+        {"resourceClaimStatuses": [{"name": "accelerator", "resourceClaimName": name}]},
+    )
+    return str(name)
+
+
+def test_template_claim_of_this_pod_from_the_downward_api_and_the_kubeconfig(
+    server: ApiServer, namespace: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    generated = _template_pod(server, namespace)
+    kubeconfig = tmp_path / "kubeconfig"
+    kubeconfig.write_text(
+        yaml.safe_dump(
+            {
+                "apiVersion": "v1",
+                "kind": "Config",
+                "clusters": [
+                    {
+                        "name": "test",
+                        "cluster": {
+                            "server": server.url,
+                            "certificate-authority": str(server.ca_file),
+                        },
+                    }
+                ],
+                "users": [{"name": "admin", "user": {"token": ADMIN_TOKEN}}],
+                "contexts": [{"name": "test", "context": {"cluster": "test", "user": "admin"}}],
+                "current-context": "test",
+            }
+        )
+    )
+    monkeypatch.setenv("KUBECONFIG", str(kubeconfig))
+    monkeypatch.setenv("POD_NAMESPACE", namespace)
+    monkeypatch.setenv("POD_NAME", "trainer-0")
+    status = read_template_claim_status("accelerator")
+    assert status.name == generated
+    assert status.pod_claim_name == "accelerator"
+    assert status.device_names() == ("gpu-3",)
+    monkeypatch.setenv("POD_NAME", "trainer-1")
+    with pytest.raises(MetadataNotFoundError) as caught:
+        read_template_claim_status("accelerator")
+    assert str(caught.value).startswith(
+        f'pod "trainer-1" in namespace "{namespace}" not found (name from $POD_NAME; '
+        "namespace from $POD_NAMESPACE)"
+    )
+
+
+def test_device_health(server: ApiServer, namespace: str, client: Client) -> None:
+    _template_pod(server, namespace)
+    assert read_device_health(pod_name="trainer-0", namespace=namespace, client=client) == ()
+    server.request(
+        "PATCH",
+        f"{PODS.format(namespace=namespace)}/trainer-0/status",
+        {
+            "status": {
+                "containerStatuses": [
+                    {
+                        "name": "trainer",
+                        "image": "registry.example/trainer",
+                        "imageID": "",
+                        "ready": True,
+                        "restartCount": 0,
+                        "state": {"running": {"startedAt": "2026-11-30T13:29:38Z"}},
+                        "allocatedResourcesStatus": [
+                            {
+                                "name": "claim:accelerator/gpu",
+                                "resources": [
+                                    {
+                                        "resourceID": "gpu.example.com/rack-1/node-7/gpu-3",
+                                        "health": "Unhealthy",
+                                        "message": "XID 79",
+                                    }
+                                ],
+                            }
+                        ],
+                    }
+                ]
+            }
+        },
+        content_type="application/strategic-merge-patch+json",
+    )
+    (health,) = read_device_health(
+        pod_name="trainer-0", container_name="trainer", namespace=namespace, client=client
+    )
+    assert (health.pod_claim_name, health.request, health.health, health.message) == (
+        "accelerator",
+        "gpu",
+        "Unhealthy",
+        "XID 79",
+    )
+    assert (health.driver, health.pool, health.device) == (
+        "gpu.example.com",
+        "rack-1/node-7",
+        "gpu-3",
+    )
+
+
+def test_wait_returns_when_the_driver_publishes_while_it_waits(
+    server: ApiServer, namespace: str, client: Client
+) -> None:
+    path = allocated_claim(server, namespace, "rdma-nics", "nic-0", "nic-1")
+    reasons: list[str] = []
+    published: list[float] = []
+
+    def publish_once(reason: str) -> None:  # called while the wait is waiting
+        reasons.append(reason)
+        if not published and "has no networkData" in reason:  # the wait has seen the claim
+            server.patch_status(path, network_status("nic-0", "nic-1"))
+            published.append(time.monotonic())
+
+    metadata = wait_until(
+        NETWORK,
+        "rdma-nics",
+        "nics",
+        namespace=namespace,
+        client=client,
+        timeout=30,
+        progress=publish_once,
+        progress_interval=0.01,
+    )
+    returned = time.monotonic()
+    assert reasons[-1].startswith(
+        f"claim status has no networkData for device nic-0 (resourceclaim {namespace}/rdma-nics, "
+        "resourceVersion "
+    )
+    assert [
+        device.network_data.interface_name for device in metadata.devices if device.network_data
+    ] == ["rdma0", "rdma1"]
+    assert returned - published[0] < 10  # well before the timeout: woken by the watch
+
+
+def test_wait_times_out_with_the_reason(server: ApiServer, namespace: str, client: Client) -> None:
+    server.create(CLAIMS.format(namespace=namespace), claim("rdma-nics"))
+    with pytest.raises(WaitTimeoutError) as caught:
+        wait_until(NETWORK, "rdma-nics", "nics", namespace=namespace, client=client, timeout=0.2)
+    assert caught.value.reason.startswith(
+        f"claim is not allocated yet (no status.allocation) (resourceclaim {namespace}/rdma-nics"
+    )
+    assert caught.value.path is None
+    server.patch_status(
+        f"{CLAIMS.format(namespace=namespace)}/rdma-nics",
+        {
+            **allocation("nic-0"),
+            "devices": [
+                {
+                    "driver": "dra.net",
+                    "pool": "node-7",
+                    "device": "nic-0",
+                    "networkData": {"interfaceName": "eth1"},
+                }
+            ],
+        },
+    )
+    with pytest.raises(WaitTimeoutError) as caught:
+        wait_until(NETWORK, "rdma-nics", "nics", namespace=namespace, client=client, timeout=0.2)
+    assert str(caught.value).startswith(
+        "not ready after 0.2 s: claim status has no networkData.ips for device nic-0 "
+        f"(resourceclaim {namespace}/rdma-nics, resourceVersion "
+    )
+    assert caught.value.metadata is not None
+    assert caught.value.metadata.devices[0].name == "nic-0"
+    with pytest.raises(MetadataNotFoundError, match='has no request "gpu"; its requests: nics'):
+        wait_until(NETWORK, "rdma-nics", "gpu", namespace=namespace, client=client, timeout=5)
+
+
+def test_stop_event_ends_a_wait(server: ApiServer, namespace: str, client: Client) -> None:
+    allocated_claim(server, namespace, "rdma-nics")
+    stop = threading.Event()
+    threading.Timer(0.2, stop.set).start()
+    with pytest.raises(WaitTimeoutError, match="^not ready after 0 s: stopped; claim status has"):
+        wait_until(
+            NETWORK,
+            "rdma-nics",
+            "nics",
+            namespace=namespace,
+            client=client,
+            timeout=None,
+            stop_event=stop,
+        )
+
+
+async def _next(iterator: Any, timeout: float = 20) -> ClaimStatus:
+    return await asyncio.wait_for(iterator.__anext__(), timeout)  # type: ignore[no-any-return]
+
+
+def test_async_watch_and_wait(server: ApiServer, namespace: str) -> None:
+    path = allocated_claim(server, namespace, "rdma-nics")
+
+    async def scenario() -> None:
+        async with AsyncClient(config=config(server)) as client:
+            statuses = awatch_claim_status("rdma-nics", namespace=namespace, client=client)
+            first = await _next(statuses)
+            assert first.devices[0].network_data is None
+            waiting = asyncio.ensure_future(
+                await_until(
+                    NETWORK, "rdma-nics", "nics", namespace=namespace, client=client, timeout=30
+                )
+            )
+            await asyncio.to_thread(server.patch_status, path, network_status("nic-0"))
+            second = await _next(statuses)
+            assert second.devices[0].network_data is not None
+            assert second.resource_version != first.resource_version
+            metadata = await asyncio.wait_for(waiting, 20)
+            assert metadata.devices[0].network_data == second.devices[0].network_data
+            # A change outside the status (a label) is no status change: nothing is yielded.
+            await asyncio.to_thread(
+                server.request,
+                "PATCH",
+                path,
+                {"metadata": {"labels": {"team": "ml"}}},
+                content_type="application/merge-patch+json",
+            )
+            await asyncio.to_thread(server.patch_status, path, {"devices": []})
+            third = await _next(statuses)
+            assert third.devices[0].network_data is None
+            await statuses.aclose()  # type: ignore[attr-defined]
+
+    asyncio.run(scenario())
+
+
+def test_watch_goes_on_across_a_restarted_api_server(
+    server: ApiServer, namespace: str, client: Client
+) -> None:
+    path = allocated_claim(server, namespace, "rdma-nics")
+    statuses = watch_claim_status("rdma-nics", namespace=namespace, client=client, timeout=30)
+    first = next(statuses)
+    # A write elsewhere moves etcd on: the new server's watch cache starts after the version
+    # the watch resumes from, and answers it with 410 Gone (an ERROR event): the watch must
+    # start over from a fresh read.
+    allocated_claim(server, namespace, "other-claim")
+    server.restart_apiserver()
+    server.patch_status(path, network_status("nic-0"))
+    second = next(statuses)
+    assert second.devices[0].network_data is not None
+    assert int(second.resource_version) > int(first.resource_version)
+    statuses.close()  # type: ignore[attr-defined]
+
+
+def test_deleted_claim_ends_the_watch(server: ApiServer, namespace: str, client: Client) -> None:
+    path = allocated_claim(server, namespace, "rdma-nics")
+    statuses = watch_claim_status("rdma-nics", namespace=namespace, client=client, timeout=30)
+    next(statuses)
+    server.request("DELETE", path)
+    with pytest.raises(
+        MetadataNotFoundError, match=f'"rdma-nics" in namespace "{namespace}" was deleted'
+    ):
+        next(statuses)
+
+
+def test_watch_ends_after_its_timeout_or_stop_event(
+    server: ApiServer, namespace: str, client: Client
+) -> None:
+    allocated_claim(server, namespace, "rdma-nics")
+    started = time.monotonic()
+    statuses = watch_claim_status("rdma-nics", namespace=namespace, client=client, timeout=0.3)
+    assert len(list(statuses)) == 1
+    assert time.monotonic() - started < 5  # well before the server would end the watch
+    stop = threading.Event()
+    seen = []
+    for status in watch_claim_status(
+        "rdma-nics", namespace=namespace, client=client, stop_event=stop
+    ):
+        seen.append(status)
+        stop.set()
+    assert len(seen) == 1
+
+    async def stopped_by_an_asyncio_event() -> int:
+        event = asyncio.Event()
+        asyncio.get_running_loop().call_later(0.2, event.set)
+        count = 0
+        async for _ in awatch_claim_status(
+            "rdma-nics", namespace=namespace, client=client, stop_event=event
+        ):
+            count += 1
+        return count
+
+    assert asyncio.run(stopped_by_an_asyncio_event()) == 1
+
+
+def test_sync_twins_refuse_to_block_an_event_loop(namespace: str, client: Client) -> None:
+    async def blocking_call_in_async_code() -> None:
+        for _ in watch_claim_status("rdma-nics", namespace=namespace, client=client, timeout=1):
+            pass
+
+    with pytest.raises(RuntimeError, match="use its async twin awatch_claim_status"):
+        asyncio.run(blocking_call_in_async_code())
+
+
+def _apply_example_rbac(
+    server: ApiServer, namespace: str, *, verbs: list[str] | None = None
+) -> str:
+    """The example ServiceAccount, Role and RoleBinding; a token of that ServiceAccount."""
+    documents = list(
+        yaml.safe_load_all((REPO / "examples" / "kubernetes" / "api-reader-rbac.yaml").read_text())
+    )
+    collections = {
+        "ServiceAccount": f"/api/v1/namespaces/{namespace}/serviceaccounts",
+        "Role": f"/apis/rbac.authorization.k8s.io/v1/namespaces/{namespace}/roles",
+        "RoleBinding": f"/apis/rbac.authorization.k8s.io/v1/namespaces/{namespace}/rolebindings",
+    }
+    for document in documents:
+        if document["kind"] == "Role" and verbs is not None:
+            document["rules"][0]["verbs"] = verbs
+        if document["kind"] == "RoleBinding":
+            document["subjects"][0]["namespace"] = namespace
+        server.create(collections[document["kind"]], document)
+    answer = server.create(
+        f"/api/v1/namespaces/{namespace}/serviceaccounts/dra-metadata-reader/token",
+        {"apiVersion": "authentication.k8s.io/v1", "kind": "TokenRequest", "spec": {}},
+    )
+    return str(answer["status"]["token"])
+
+
+def test_least_privilege_service_account(server: ApiServer, namespace: str) -> None:
+    token = _apply_example_rbac(server, namespace)
+    allocated_claim(server, namespace, "rdma-nics")
+    _template_pod(server, namespace)
+    other = server.namespace(f"{namespace}-other")
+    allocated_claim(server, other, "rdma-nics")
+    with Client(config=config(server, token)) as reader:
+        # What the example Role allows: read, wait (get + watch), template claims, health.
+        assert read_claim_status("rdma-nics", namespace=namespace, client=reader).allocated
+        assert read_template_claim_status(
+            "accelerator", pod_name="trainer-0", namespace=namespace, client=reader
+        ).allocated
+        assert read_device_health(pod_name="trainer-0", namespace=namespace, client=reader) == ()
+        statuses = watch_claim_status("rdma-nics", namespace=namespace, client=reader, timeout=0.5)
+        assert len(list(statuses)) == 1
+        # Another namespace: refused, and the message says what to grant.
+        with pytest.raises(KubeAPIError) as caught:
+            read_claim_status("rdma-nics", namespace=other, client=reader)
+    assert caught.value.status == 403
+    assert (caught.value.verb, caught.value.resource, caught.value.namespace) == (
+        "get",
+        "resourceclaims",
+        other,
+    )
+    assert str(caught.value).startswith(
+        f'the Kubernetes API server refused to get resourceclaim "rdma-nics" in namespace "{other}" '
+        f'(HTTP 403 Forbidden: resourceclaims.resource.k8s.io "rdma-nics" is forbidden: User '
+        f'"system:serviceaccount:{namespace}:dra-metadata-reader" cannot get resource '
+    )
+    assert str(caught.value).endswith(
+        "see the example Role in examples/kubernetes/api-reader-rbac.yaml in the dra-metadata sources"
+    )
+
+
+def test_a_role_without_watch_refuses_the_wait(server: ApiServer, namespace: str) -> None:
+    token = _apply_example_rbac(server, namespace, verbs=["get"])
+    allocated_claim(server, namespace, "rdma-nics")
+    with Client(config=config(server, token)) as reader, pytest.raises(KubeAPIError) as caught:
+        wait_until(NETWORK, "rdma-nics", "nics", namespace=namespace, client=reader, timeout=10)
+    assert caught.value.status == 403
+    assert caught.value.verb == "watch"
+    assert 'allows "watch" on "resourceclaims" (apiGroup resource.k8s.io)' in str(caught.value)
+
+
+def test_unknown_token_and_untrusted_certificate(server: ApiServer, namespace: str) -> None:
+    with (
+        Client(config=config(server, "not-a-token")) as stranger,
+        pytest.raises(KubeAPIError) as caught,
+    ):
+        read_claim_status("rdma-nics", namespace=namespace, client=stranger)
+    assert caught.value.status == 401
+    assert "(HTTP 401 Unauthorized: Unauthorized): the token is unknown, expired or revoked" in str(
+        caught.value
+    )
+    with (
+        Client(config=config(server, ca=False)) as unverified,
+        pytest.raises(KubeAPIError) as caught,
+    ):
+        read_claim_status("rdma-nics", namespace=namespace, client=unverified)
+    assert caught.value.status is None
+    assert str(caught.value).startswith(
+        f"TLS with the Kubernetes API server at {server.url} failed to get resourceclaim"
+    )
+    assert "CERTIFICATE_VERIFY_FAILED" in str(caught.value)
