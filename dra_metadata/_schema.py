@@ -64,6 +64,10 @@ def json_schema(api_version: str = KNOWN_API_VERSIONS[0]) -> dict[str, Any]:
         definitions["ManagedFieldsEntry"]["properties"]["operation"], enum=["Apply", "Update"]
     )
     definitions["ManagedFieldsEntry"]["required"] = ["operation"]
+    owner_reference = definitions["OwnerReference"]
+    owner_reference["required"] = ["apiVersion", "kind", "name", "uid"]
+    for name in owner_reference["required"]:
+        _constrain(owner_reference["properties"][name], minLength=1)
 
     request = definitions["DeviceMetadataRequest"]
     request["required"] = ["name"]

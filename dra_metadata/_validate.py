@@ -1,6 +1,7 @@
 """Validation of DeviceMetadata, apart from decoding (spec §5).
 
-Profile ``"metadata"`` applies exactly the rules of the upstream metadata validator (§5.1).
+Profile ``"metadata"`` applies exactly the rules of the upstream metadata validator (§5.1), with
+its findings: the same paths, types and number of findings as Go's ``field.ErrorList``.
 Profile ``"strict"`` adds the API server's rules for the same embedded types in ResourceSlices
 and claim status (§5.2), so a driver author learns whether the data would pass those too.
 Rules are kept per API version so that they can diverge; today both versions share them.
@@ -22,20 +23,24 @@ from dra_metadata._models import (
     DeviceAttribute,
     DeviceMetadata,
     NetworkDeviceData,
+    ObjectMeta,
 )
 from dra_metadata._versions import KNOWN_API_VERSIONS, V1ALPHA1, V1BETA1
 
 Profile = Literal["metadata", "strict"]
 ErrorType = Literal["required", "invalid", "too_long", "too_many", "duplicate", "not_supported"]
 
-_MESSAGES: dict[str, str] = {
-    "required": "Required value",
-    "invalid": "Invalid value",
-    "too_long": "Too long",
-    "too_many": "Too many",
-    "duplicate": "Duplicate value",
-    "not_supported": "Unsupported value",
+GO_ERROR_TYPES: dict[str, tuple[str, str]] = {
+    "required": ("FieldValueRequired", "Required value"),
+    "invalid": ("FieldValueInvalid", "Invalid value"),
+    "too_long": ("FieldValueTooLong", "Too long"),
+    "too_many": ("FieldValueTooMany", "Too many"),
+    "duplicate": ("FieldValueDuplicate", "Duplicate value"),
+    "not_supported": ("FieldValueNotSupported", "Unsupported value"),
 }
+"""Each ``FieldError.type``: Go's ``field.ErrorType`` it stands for, and Go's message for it."""
+
+_SHOWS_VALUE = frozenset({"invalid", "too_many", "duplicate", "not_supported"})  # as Go prints
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,8 +57,8 @@ class FieldError:
     __module__ = "dra_metadata"
 
     def __str__(self) -> str:
-        message = _MESSAGES[self.type]
-        if self.type in {"invalid", "duplicate", "not_supported"}:
+        message = GO_ERROR_TYPES[self.type][1]
+        if self.type in _SHOWS_VALUE:
             message += f": {_show(self.value)}"
         if self.detail:
             message += f": {self.detail}"
@@ -67,10 +72,15 @@ def _show(value: object) -> str:
     return repr(value)
 
 
-# Formats (spec §5.1). Lengths are byte lengths.
+# Formats (spec §5.1). Lengths are byte lengths unless a rule says characters.
 
 LABEL_PATTERN = r"[a-z0-9]([-a-z0-9]*[a-z0-9])?"
 SUBDOMAIN_PATTERN = rf"{LABEL_PATTERN}(\.{LABEL_PATTERN})*"
+# Go's case-insensitive [a-z] also matches the two letters that fold to k and s: KELVIN SIGN
+# and LONG S. Python's re.IGNORECASE adds two more (dotted and dotless i) that Go's does not.
+_CASELESS_LETTERS = "a-zA-Z\u017f\u212a"
+_CASELESS_LABEL = rf"[{_CASELESS_LETTERS}0-9]([-{_CASELESS_LETTERS}0-9]*[{_CASELESS_LETTERS}0-9])?"
+_CASELESS_SUBDOMAIN = rf"{_CASELESS_LABEL}(\.{_CASELESS_LABEL})*"
 _SEMVER = (
     r"(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)"
     r"(-(0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*)(\.(0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*))*)?"
@@ -84,37 +94,91 @@ def _pattern(name: str) -> re.Pattern[str]:
     return {
         "label": lambda: re.compile(LABEL_PATTERN),
         "subdomain": lambda: re.compile(SUBDOMAIN_PATTERN),
-        "subdomain-caseless": lambda: re.compile(SUBDOMAIN_PATTERN, re.IGNORECASE),
+        "subdomain-caseless": lambda: re.compile(_CASELESS_SUBDOMAIN),
         "c-identifier": lambda: re.compile(r"[A-Za-z_][A-Za-z0-9_]*"),
         "semver": lambda: re.compile(_SEMVER, re.ASCII),
     }[name]()
 
 
 _LABEL_DETAIL = (
-    "must be a lowercase RFC 1123 label: at most 63 characters of a-z, 0-9 and '-', "
-    "starting and ending with a letter or digit"
+    "must be a lowercase RFC 1123 label: a-z, 0-9 and '-', starting and ending with a "
+    "letter or digit (regex [a-z0-9]([-a-z0-9]*[a-z0-9])?)"
 )
 _SUBDOMAIN_DETAIL = (
-    "must be an RFC 1123 subdomain: at most 253 characters, dot-separated labels of "
-    "a-z, 0-9 and '-'"
+    "must be a lowercase RFC 1123 subdomain: dot-separated labels of a-z, 0-9 and '-', each "
+    "starting and ending with a letter or digit"
 )
+_CASELESS_SUBDOMAIN_DETAIL = (
+    "must be an RFC 1123 subdomain: dot-separated labels of letters, digits and '-', each "
+    "starting and ending with a letter or digit"
+)
+
+_Finding = tuple[ErrorType, str]
+"""A finding about one value, before it has a path: its type and detail."""
 
 
 def _size(text: str) -> int:
     return len(text.encode("utf-8", "surrogatepass"))
 
 
-def _is_label(text: str) -> bool:
-    return _size(text) <= 63 and _pattern("label").fullmatch(text) is not None
+def _label_findings(text: str) -> tuple[_Finding, ...]:
+    """Go's short-name format: one `invalid` for the length, one for the spelling."""
+    findings: list[_Finding] = []
+    if _size(text) > 63:
+        findings.append(("invalid", "must be no more than 63 bytes"))
+    if _pattern("label").fullmatch(text) is None:
+        dotted = _pattern("subdomain").fullmatch(text) is not None
+        findings.append(("invalid", "must not contain dots" if dotted else _LABEL_DETAIL))
+    return tuple(findings)
 
 
-def _is_subdomain(text: str, pattern: str = "subdomain") -> bool:
-    return _size(text) <= 253 and _pattern(pattern).fullmatch(text) is not None
+def _subdomain_problems(text: str, *, caseless: bool = False) -> list[str]:
+    """Go's long-name formats: a problem for the length, one for the spelling."""
+    problems = []
+    if _size(text) > 253:
+        problems.append("must be no more than 253 bytes")
+    if caseless:
+        if _pattern("subdomain-caseless").fullmatch(text) is None:
+            problems.append(_CASELESS_SUBDOMAIN_DETAIL)
+    elif _pattern("subdomain").fullmatch(text) is None:
+        problems.append(_SUBDOMAIN_DETAIL)
+    return problems
 
 
-def _is_pool_name(text: str) -> bool:
-    return _size(text) <= 253 and all(_is_subdomain(part) for part in text.split("/"))
+def _is_subdomain(text: str) -> bool:
+    return not _subdomain_problems(text)
 
+
+def _driver_findings(text: str) -> tuple[_Finding, ...]:
+    """A caseless subdomain of at most 63 characters (Go's maxLength counts characters)."""
+    findings: list[_Finding] = [
+        ("invalid", problem) for problem in _subdomain_problems(text, caseless=True)
+    ]
+    if len(text) > 63:
+        findings.append(("too_long", "may not be more than 63 characters"))
+    return tuple(findings)
+
+
+def _pool_findings(text: str) -> tuple[_Finding, ...]:
+    """The total length, then each `/`-separated segment on its own, as Go checks them."""
+    findings: list[_Finding] = []
+    if _size(text) > 253:
+        findings.append(("too_long", "may not be more than 253 bytes"))
+    for index, segment in enumerate(text.split("/")):
+        if not segment:
+            findings.append(("invalid", f"segment {index}: must not be empty"))
+            continue
+        findings.extend(
+            ("invalid", f"segment {index}: {problem}") for problem in _subdomain_problems(segment)
+        )
+    return tuple(findings)
+
+
+_NAME_FINDINGS: dict[str, Callable[[str], tuple[_Finding, ...]]] = {
+    "driver": _driver_findings,
+    "pool": _pool_findings,
+    "name": _label_findings,
+}
 
 _Errors = list[FieldError]
 
@@ -124,30 +188,19 @@ class _Rules:
 
     def __init__(self, *, strict: bool) -> None:
         self.strict = strict
-        # Names repeat across devices (drivers, pools): remember which ones were fine.
-        self._good_names: dict[tuple[str, str], bool] = {}
+        # Names repeat across devices (drivers, pools): remember what was found for each.
+        self._name_findings: dict[str, dict[str, tuple[_Finding, ...]]] = {
+            kind: {} for kind in _NAME_FINDINGS
+        }
         self._key_problems: dict[str, str] = {}  # attribute names repeat across devices too
 
     def check(self, metadata: DeviceMetadata) -> _Errors:
         errors: _Errors = []
-        meta = metadata.metadata
-        if meta.generation < 0:
-            errors.append(
-                FieldError("metadata.generation", "invalid", meta.generation, "must be >= 0")
-            )
-        for index, entry in enumerate(meta.managed_fields):
-            path = f"metadata.managedFields[{index}].operation"
-            if not entry.operation:
-                errors.append(FieldError(path, "required", entry.operation))
-            elif entry.operation not in {"Apply", "Update"}:
-                errors.append(
-                    FieldError(
-                        path, "not_supported", entry.operation, 'supported: "Apply", "Update"'
-                    )
-                )
-        if metadata.pod_claim_name is not None and not _is_label(metadata.pod_claim_name):
-            errors.append(
-                FieldError("podClaimName", "invalid", metadata.pod_claim_name, _LABEL_DETAIL)
+        self._object_meta(metadata.metadata, errors)
+        if metadata.pod_claim_name is not None:
+            errors.extend(
+                FieldError("podClaimName", kind, metadata.pod_claim_name, detail)
+                for kind, detail in _label_findings(metadata.pod_claim_name)
             )
         for request_index, request in enumerate(metadata.requests):
             request_path = f"requests[{request_index}]"
@@ -157,45 +210,56 @@ class _Rules:
                 self._device(device, f"{request_path}.devices[{device_index}]", errors)
         return errors
 
-    def _name(
-        self, kind: str, value: str, path: str, errors: _Errors, check: Callable[[str], bool]
-    ) -> None:
-        key = (kind, value)
-        good = self._good_names.get(key)
-        if good is None:
-            good = self._good_names[key] = check(value)
-        if not good:
-            detail = _LABEL_DETAIL if kind == "name" else _SUBDOMAIN_DETAIL
-            if kind == "pool":
-                detail += " ('/' separates such names)"
-            errors.append(FieldError(path, "invalid", value, detail))
-
-    def _device(self, device: Device, path: str, errors: _Errors) -> None:
-        driver = device.driver
-        if not driver:
-            errors.append(FieldError(f"{path}.driver", "required", driver))
-        else:
-            if _size(driver) > 63:
+    @staticmethod
+    def _object_meta(meta: ObjectMeta, errors: _Errors) -> None:
+        """The create rules of Kubernetes object metadata (the rest of it is free-form)."""
+        if meta.generation < 0:
+            errors.append(
+                FieldError("metadata.generation", "invalid", meta.generation, "must be 0 or more")
+            )
+        for index, reference in enumerate(meta.owner_references):
+            path = f"metadata.ownerReferences[{index}]"
+            for wire_name, value in (
+                ("apiVersion", reference.api_version),
+                ("kind", reference.kind),
+                ("name", reference.name),
+                ("uid", reference.uid),
+            ):
+                if not value:
+                    errors.append(FieldError(f"{path}.{wire_name}", "required", value))
+        for index, entry in enumerate(meta.managed_fields):
+            path = f"metadata.managedFields[{index}].operation"
+            if not entry.operation:
+                errors.append(FieldError(path, "required", entry.operation))
+            elif entry.operation not in {"Apply", "Update"}:
                 errors.append(
                     FieldError(
-                        f"{path}.driver", "too_long", driver, "may not be more than 63 bytes"
+                        path,
+                        "not_supported",
+                        entry.operation,
+                        'supported values: "Apply", "Update"',
                     )
                 )
-            self._name(
-                "driver",
-                driver,
-                f"{path}.driver",
-                errors,
-                lambda text: _is_subdomain(text, "subdomain-caseless"),
+
+    def _name(self, kind: str, value: str, path: str, errors: _Errors) -> None:
+        """Check a required device name: `required` alone when empty, else its format."""
+        if not value:
+            errors.append(FieldError(f"{path}.{kind}", "required", value))
+            return
+        known = self._name_findings[kind]
+        findings = known.get(value)
+        if findings is None:
+            findings = known[value] = _NAME_FINDINGS[kind](value)
+        if findings:
+            errors.extend(
+                FieldError(f"{path}.{kind}", error_type, value, detail)
+                for error_type, detail in findings
             )
-        if not device.pool:
-            errors.append(FieldError(f"{path}.pool", "required", device.pool))
-        else:
-            self._name("pool", device.pool, f"{path}.pool", errors, _is_pool_name)
-        if not device.name:
-            errors.append(FieldError(f"{path}.name", "required", device.name))
-        else:
-            self._name("name", device.name, f"{path}.name", errors, _is_label)
+
+    def _device(self, device: Device, path: str, errors: _Errors) -> None:
+        self._name("driver", device.driver, path, errors)
+        self._name("pool", device.pool, path, errors)
+        self._name("name", device.name, path, errors)
         attributes = device.attributes
         if attributes:
             self._attributes(attributes, f"{path}.attributes", errors)
@@ -255,10 +319,14 @@ class _Rules:
     def _attribute(self, attribute: DeviceAttribute, path: str, errors: _Errors) -> int:
         """Check one attribute; return how many values it holds."""
         members = attribute.members
+        # A union: one `invalid` whether no member or several are set. The value is what Go
+        # reports: "" for none, the members set for several.
         if not members:
-            errors.append(FieldError(path, "required", None, _ONE_OF))
+            errors.append(FieldError(path, "invalid", "", _ONE_OF))
         elif len(members) > 1:
-            errors.append(FieldError(path, "invalid", list(members), _EXACTLY_ONE_OF))
+            errors.append(
+                FieldError(path, "invalid", "{" + ", ".join(members) + "}", _EXACTLY_ONE_OF)
+            )
         for index, text in enumerate(attribute.strings):
             if _size(text) > 64:
                 errors.append(

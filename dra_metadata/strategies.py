@@ -183,6 +183,7 @@ def object_meta(*, full: bool = True) -> st.SearchStrategy[ObjectMeta]:
     if not full:
         return st.builds(ObjectMeta, **basic)
     texts = st.text(max_size=12)
+    filled_texts = st.text(min_size=1, max_size=12)
     return st.builds(
         ObjectMeta,
         **basic,
@@ -196,11 +197,11 @@ def object_meta(*, full: bool = True) -> st.SearchStrategy[ObjectMeta]:
         annotations=st.dictionaries(texts, texts, max_size=3),
         owner_references=st.lists(
             st.builds(
-                OwnerReference,
-                api_version=texts,
-                kind=texts,
-                name=texts,
-                uid=texts,
+                OwnerReference,  # the four names are required (metadata validator)
+                api_version=filled_texts,
+                kind=filled_texts,
+                name=filled_texts,
+                uid=filled_texts,
                 controller=st.none() | st.booleans(),
                 block_owner_deletion=st.none() | st.booleans(),
             ),

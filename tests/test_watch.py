@@ -260,6 +260,7 @@ class TestEvents:
             next(watch_metadata_file(path, timeout=10, **options(polling)))
 
 
+@pytest.mark.one_interpreter
 class TestManyUpdates:
     """10,000 in-place truncate-and-write updates while watching (issue #4)."""
 
