@@ -89,3 +89,17 @@ def watch(root: Path) -> int | None:
 
 async def awatch(path: Path) -> list[str]:
     return [event.kind.value async for event in dra_metadata.awatch_metadata_file(path, timeout=1)]
+
+
+def plain_attributes() -> Device:
+    return Device(
+        name="gpu-0",
+        attributes={
+            "uuid": "GPU-1",
+            "index": 0,
+            "healthy": True,
+            "links": ["a", "b"],
+            "ids": [1, 2],
+            "driverVersion": DeviceAttribute(version="1.2.3"),
+        },
+    )
