@@ -91,6 +91,20 @@ async def awatch(path: Path) -> list[str]:
     return [event.kind.value async for event in dra_metadata.awatch_metadata_file(path, timeout=1)]
 
 
+def mounted(root: Path) -> list[str]:
+    claims: list[dra_metadata.MountedClaim] = dra_metadata.list_claims(root=root)
+    for claim in claims:
+        kind: str = claim.kind
+        drivers: tuple[str, ...] = claim.drivers
+        files: tuple[Path, ...] = claim.paths
+        metadata: DeviceMetadata = claim.read(driver=drivers[0], validate="strict")
+        del kind, files, metadata
+    devices: list[dra_metadata.MountedDevice] = dra_metadata.list_devices(root=str(root))
+    return [
+        f"{d.claim.claim_name} {d.request_name} {d.device.name} {d.source.path}" for d in devices
+    ]
+
+
 def plain_attributes() -> Device:
     return Device(
         name="gpu-0",
