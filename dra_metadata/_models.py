@@ -607,6 +607,28 @@ class DeviceMetadata:
                 return request
         return None
 
+    def to_wire(self, api_version: str | None = None) -> dict[str, Any]:
+        """The wire object ``encode_stream`` writes, as a new dict for ``json.dumps``.
+
+        In ``api_version`` (a known version), by default the version this object was decoded
+        from, else the newest. Go's rules apply: empty fields are left out, attributes sorted.
+        Raises MetadataEncodeError for a value JSON cannot hold (a lone surrogate, ...).
+        """
+        from dra_metadata._export import wire  # noqa: PLC0415 - the writer loads on first use
+
+        return wire(self, api_version)
+
+    def to_document(self) -> dict[str, Any]:
+        """The stable document of ``dra-metadata show -o json``, as a new dict for ``json.dumps``.
+
+        The claim's name, namespace, uid and pod claim name, every file behind this object
+        (``files``: path, driver, apiVersion, generation, skippedVersions) and the requests with
+        their devices in wire form, every key present (see the README).
+        """
+        from dra_metadata._export import document  # noqa: PLC0415 - loaded on first use
+
+        return document(self)
+
 
 @dataclass(frozen=True, slots=True)
 class MetadataSource:

@@ -105,6 +105,13 @@ def mounted(root: Path) -> list[str]:
     ]
 
 
+def export(metadata: DeviceMetadata) -> str:
+    import json  # noqa: PLC0415
+
+    wire: dict[str, object] = metadata.to_wire("metadata.resource.k8s.io/v1beta1")
+    return json.dumps([wire, metadata.to_wire(), metadata.to_document()])
+
+
 def plain_attributes() -> Device:
     return Device(
         name="gpu-0",
