@@ -50,36 +50,72 @@ __all__ = [
     "qualified_names",
 ]
 
-# Every strategy here is built once (module constants, cached factories) and draws strings from
-# explicit character strategies: building strategies inside each draw, st.text() and
+# Every strategy here is built once (module constants, cached factories), and each string is
+# one draw of bytes mapped to characters: building strategies inside each draw, st.text() and
 # st.from_regex() cost seconds on the first draws with an empty Hypothesis database (Unicode
-# tables are computed then), which failed HealthCheck.too_slow under default settings.
+# tables are computed then) and a draw per character, which failed HealthCheck.too_slow under
+# default settings. Bytes shrink towards b"", and so the strings towards "a".
 
 _ALNUM = "abcdefghijklmnopqrstuvwxyz0123456789"
 _IDENTIFIER_START = string.ascii_letters + "_"
 _IDENTIFIER_REST = _IDENTIFIER_START + string.digits
 
-_SPECIAL_CHARACTERS = '<>&"\\/\x00\x1f\x7f\u2028\u2029\ufeff\u00e9\u20ac\U0001f600'
-"""Characters that writers escape or that need several UTF-8 bytes."""
-_CHARACTERS = st.one_of(
-    st.sampled_from(_ALNUM + " -_.:"),
-    st.sampled_from(_SPECIAL_CHARACTERS),
-    st.integers(0, 0xD7FF).map(chr),
-    st.integers(0xE000, 0x10FFFF).map(chr),  # every code point but the surrogates
+_TEXT_CHARACTERS = (
+    string.ascii_letters
+    + string.digits
+    + string.punctuation
+    + " \t\n\r\x00\x01\x1b\x1f\x7f\x80\xa0"
+    + "\u00e9\u00df\u0394\u044f\u05d0\u0627\u0939\u3042\u4e2d\uac00\u20ac"
+    + "\u2028\u2029\u200b\ufeff\ufffd\uffff"
+    + "\U0001f600\U0001f1fa\U00010000\U0010ffff"
 )
+"""Characters text is mostly made of: ASCII, controls, what Go's writer escapes (<>&, U+2028,
+U+2029) and characters of two, three and four UTF-8 bytes."""
+_ANY_CHARACTER = 224
+"""A byte from here on starts a character chosen from every code point but the surrogates (one
+in eight); below, it picks from _TEXT_CHARACTERS."""
+_CODE_POINTS = 0x110000 - 0x800
 
 
-def _strings(characters: st.SearchStrategy[str], max_size: int) -> st.SearchStrategy[str]:
-    return st.lists(characters, max_size=max_size).map("".join)
+def _text_of(max_size: int, data: bytes) -> str:
+    characters: list[str] = []
+    index = 0
+    while index < len(data) and len(characters) < max_size:
+        byte = data[index]
+        if byte < _ANY_CHARACTER or index + 3 >= len(data):
+            characters.append(_TEXT_CHARACTERS[byte % len(_TEXT_CHARACTERS)])
+            index += 1
+        else:
+            code = int.from_bytes(data[index + 1 : index + 4], "big") % _CODE_POINTS
+            characters.append(chr(code + 0x800 if code >= 0xD800 else code))
+            index += 4
+    return "".join(characters)
+
+
+def _texts(max_size: int) -> st.SearchStrategy[str]:
+    """Text of at most ``max_size`` characters (so at most 4 * max_size bytes of UTF-8)."""
+    return st.binary(max_size=4 * max_size).map(functools.partial(_text_of, max_size))
+
+
+def _name_of(first: str, rest: str, last: str, data: bytes) -> str:
+    """A name from bytes: its first and last characters from their own alphabets."""
+    if len(data) == 1:
+        return first[data[0] % len(first)]
+    middle = "".join(rest[byte % len(rest)] for byte in data[1:-1])
+    return first[data[0] % len(first)] + middle + last[data[-1] % len(last)]
+
+
+def _names(
+    first: str, rest: str, last: str, min_size: int, max_size: int
+) -> st.SearchStrategy[str]:
+    return st.binary(min_size=min_size, max_size=max_size).map(
+        functools.partial(_name_of, first, rest, last)
+    )
 
 
 @functools.cache
 def _dns_labels(limit: int) -> st.SearchStrategy[str]:
-    edge = st.sampled_from(_ALNUM)
-    if limit == 1:
-        return edge
-    middle = _strings(st.sampled_from(_ALNUM + "-"), limit - 2)
-    return st.one_of(edge, st.tuples(edge, middle, edge).map("".join))
+    return _names(_ALNUM, _ALNUM + "-", _ALNUM, 1, limit)
 
 
 def dns_labels(max_size: int = 63) -> st.SearchStrategy[str]:
@@ -104,9 +140,7 @@ def dns_subdomains(max_size: int = 253) -> st.SearchStrategy[str]:
     return _dns_subdomains(max_size)
 
 
-_C_IDENTIFIERS = st.tuples(
-    st.sampled_from(_IDENTIFIER_START), _strings(st.sampled_from(_IDENTIFIER_REST), 31)
-).map("".join)
+_C_IDENTIFIERS = _names(_IDENTIFIER_START, _IDENTIFIER_REST, _IDENTIFIER_REST, 1, 32)
 _DRIVER_NAMES = dns_subdomains(63)
 
 
@@ -122,7 +156,7 @@ def qualified_names(driver: str | None = None) -> st.SearchStrategy[str]:
     return _qualified_names(driver)
 
 
-_SHORT_TEXT = _strings(_CHARACTERS, 16)  # at most 64 bytes of UTF-8, as validation allows
+_SHORT_TEXT = _texts(16)  # at most 64 bytes of UTF-8, as validation allows
 _SEMVER = st.builds(
     lambda major, minor, patch, pre: f"{major}.{minor}.{patch}{pre}",
     st.integers(0, 99),
@@ -160,14 +194,13 @@ _INTERFACE_ADDRESSES = st.one_of(
         st.integers(0, 128),
     ),
 )
-_LETTERS = st.sampled_from(string.ascii_lowercase)
 _NETWORK_DEVICE_DATA = st.builds(
     NetworkDeviceData,
     interface_name=st.one_of(
         st.just(""),
         st.builds(
             lambda name, number: f"{name}{number}",
-            st.tuples(_LETTERS, _LETTERS, _strings(_LETTERS, 2)).map("".join),  # 2-4 letters
+            _names(string.ascii_lowercase, string.ascii_lowercase, string.ascii_lowercase, 2, 4),
             st.integers(0, 99),
         ),
     ),
@@ -248,7 +281,7 @@ _BASIC_OBJECT_META = {
     "uid": st.uuids().map(str),
     "generation": st.integers(1, 2**31),
 }
-_TEXTS = _strings(_CHARACTERS, 12)
+_TEXTS = _texts(12)
 _OBJECT_META = {
     False: st.builds(ObjectMeta, **_BASIC_OBJECT_META),
     True: st.builds(
