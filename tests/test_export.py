@@ -129,6 +129,34 @@ class TestToDocument:
         assert document == show_json(*arguments)
         assert json.loads(json.dumps(document)) == document
 
+    def test_skipped_versions_and_every_attribute_member(self, tmp_path: Path) -> None:
+        device = Device(
+            driver="d.example.com",
+            pool="p",
+            name="n",
+            attributes={
+                "i": 1,
+                "b": False,
+                "s": "<&>",
+                "v": DeviceAttribute(version="1.2.3"),
+                "is": [1, 2],
+                "bs": [True],
+                "ss": ["x"],
+                "vs": DeviceAttribute(versions=["1.0.0"]),
+            },
+        )
+        metadata = DeviceMetadata(
+            metadata=ObjectMeta(name="c", namespace="ns", uid="u", generation=4),
+            pod_claim_name="pod-claim",
+            requests=[DeviceMetadataRequest(name="r/sub", devices=[device])],
+        )
+        unknown = b'{"kind": "DeviceMetadata", "apiVersion": "metadata.resource.k8s.io/v9"}\n'
+        path = tmp_path / "d.example.com-metadata.json"
+        path.write_bytes(unknown + encode_stream(metadata, versions=[V1ALPHA1]))
+        read = dra_metadata.read_metadata_file(path)
+        assert read.sources[0].skipped_versions == ("metadata.resource.k8s.io/v9",)
+        assert read.to_document() == show_json("--file", str(path))
+
     def test_every_listed_claim(self) -> None:
         claims = list_claims(root=SAMPLE)
         assert claims
