@@ -61,6 +61,7 @@ from dra_metadata._read import (
 from dra_metadata._versions import GROUP_NAME, KIND, KNOWN_API_VERSIONS
 
 if _TYPE_CHECKING:
+    from dra_metadata._listing import MountedClaim, MountedDevice, list_claims, list_devices
     from dra_metadata._schema import json_schema
     from dra_metadata._validate import FieldError, Profile, validate
     from dra_metadata._watch import (
@@ -85,6 +86,7 @@ if _TYPE_CHECKING:
 # Imported on first use: reading (what init containers and workloads do first) must start fast.
 _LAZY = {
     "json_schema": "_schema",
+    **dict.fromkeys(("MountedClaim", "MountedDevice", "list_claims", "list_devices"), "_listing"),
     **dict.fromkeys(("FieldError", "Profile", "validate"), "_validate"),
     **dict.fromkeys(
         (
@@ -145,6 +147,8 @@ __all__ = [
     "MetadataSource",
     "MetadataTooLargeError",
     "MetadataValidationError",
+    "MountedClaim",
+    "MountedDevice",
     "NetworkDeviceData",
     "NoCompatibleVersionError",
     "NoMetadataError",
@@ -160,6 +164,8 @@ __all__ = [
     "decode_stream",
     "default_root",
     "json_schema",
+    "list_claims",
+    "list_devices",
     "metadata_file_name",
     "network_data_condition",
     "read_claim_metadata",
@@ -177,6 +183,12 @@ __all__ = [
     "watch_metadata_file",
     "watch_template_metadata",
 ]
+
+
+def __dir__() -> list[str]:
+    # The lazy names too, without importing them (tab completion, dir(); help() documents
+    # each name it lists, so it imports them to read their signatures and docstrings).
+    return sorted({*globals(), *__all__, "__version__"})
 
 
 def __getattr__(name: str) -> _Any:

@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from datetime import datetime
 from pathlib import Path
-from typing import Annotated, Any, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 from dra_metadata._errors import AttributeValueError
 
@@ -248,13 +248,8 @@ class AttributeMap(Mapping[str, DeviceAttribute]):
     each wire object exactly what Go writes; False for maps built by hand; unset on decoded
     maps that hold something else (use getattr)."""
 
-    def __init__(self, entries: Mapping[str, DeviceAttribute] | None = None) -> None:
-        checked: dict[str, Any] = {}
-        for key, value in (entries or {}).items():
-            if not isinstance(key, str) or not isinstance(value, DeviceAttribute):
-                raise TypeError(f"AttributeMap maps str to DeviceAttribute, got {key!r}: {value!r}")
-            checked[key] = value
-        self._entries = checked
+    def __init__(self, entries: Mapping[str, "AttributeInput"] | None = None) -> None:
+        self._entries = _attribute_entries(entries or {}, "AttributeMap")
         self.one_scalar_member_each = False
 
     @staticmethod
@@ -324,12 +319,57 @@ def _coerce_attributes(owner: object) -> None:
         return
     if not isinstance(value, Mapping):
         raise _type_error(owner, "attributes", "a mapping of str to DeviceAttribute", value)
+    attributes = _new_object(AttributeMap)
+    _set_entries(attributes, _attribute_entries(value, f"{type(owner).__name__}.attributes"))
+    attributes.one_scalar_member_each = False
+    _object_setattr(owner, "attributes", attributes)
+
+
+AttributeInput = DeviceAttribute | str | int | bool | Sequence[str] | Sequence[int] | Sequence[bool]
+"""What a hand-built attribute map takes for a value: a DeviceAttribute, or a plain value whose
+member is unambiguous (str -> string, int -> int, bool -> bool, a non-empty list or tuple of one
+of them -> strings, ints, bools). A version is never guessed from a str: use
+``DeviceAttribute(version=...)``."""
+
+_PLAIN_VALUE_HELP = (
+    "a DeviceAttribute, or a plain str, int, bool or non-empty list of one of them "
+    "(a version is written DeviceAttribute(version='1.2.3'), a list of versions "
+    "DeviceAttribute(versions=[...]))"
+)
+
+
+def _attribute_entries(entries: Mapping[Any, Any], owner: str) -> dict[str, Any]:
+    """The entries of a hand-built map: DeviceAttributes kept, plain values converted."""
+    checked: dict[str, Any] = {}
+    for key, value in entries.items():
+        if not isinstance(key, str):
+            raise TypeError(f"{owner} keys must be attribute names (str), not {key!r}")
+        checked[key] = (
+            value if isinstance(value, DeviceAttribute) else _plain_attribute(owner, key, value)
+        )
+    return checked
+
+
+def _plain_attribute(owner: str, key: str, value: object) -> DeviceAttribute:
+    """The DeviceAttribute of a plain value whose member is unambiguous (see AttributeInput)."""
     try:
-        _object_setattr(owner, "attributes", AttributeMap(value))
-    except TypeError:
-        raise _type_error(
-            owner, "attributes", "a mapping of str to DeviceAttribute", value
-        ) from None
+        if isinstance(value, builtins.bool):
+            return DeviceAttribute(bool=value)
+        if isinstance(value, builtins.int):
+            return DeviceAttribute(int=builtins.int(value))
+        if isinstance(value, str):
+            return DeviceAttribute(string=value)
+        if isinstance(value, (list, tuple)) and value:
+            if all(isinstance(item, builtins.bool) for item in value):
+                return DeviceAttribute(bools=value)
+            if not any(isinstance(item, builtins.bool) for item in value):
+                if all(isinstance(item, builtins.int) for item in value):
+                    return DeviceAttribute(ints=[builtins.int(item) for item in value])
+                if all(isinstance(item, str) for item in value):
+                    return DeviceAttribute(strings=value)
+    except TypeError as error:  # an int outside the int64 range
+        raise TypeError(f"{owner}[{key!r}]: {error}") from None
+    raise TypeError(f"{owner}[{key!r}] must be {_PLAIN_VALUE_HELP}, not {value!r}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -362,6 +402,17 @@ class Device:
     network_data: NetworkDeviceData | None = None
 
     __pydantic_config__ = _PYDANTIC_CONFIG
+
+    if TYPE_CHECKING:  # what type checkers see: attributes also take plain values
+
+        def __init__(
+            self,
+            driver: str = "",
+            pool: str = "",
+            name: str = "",
+            attributes: Mapping[str, AttributeInput] = ...,
+            network_data: NetworkDeviceData | None = None,
+        ) -> None: ...
 
     def __post_init__(self) -> None:
         for name in ("driver", "pool", "name"):
@@ -555,6 +606,28 @@ class DeviceMetadata:
             if request.name == name:
                 return request
         return None
+
+    def to_wire(self, api_version: str | None = None) -> dict[str, Any]:
+        """The wire object ``encode_stream`` writes, as a new dict for ``json.dumps``.
+
+        In ``api_version`` (a known version), by default the version this object was decoded
+        from, else the newest. Go's rules apply: empty fields are left out, attributes sorted.
+        Raises MetadataEncodeError for a value JSON cannot hold (a lone surrogate, ...).
+        """
+        from dra_metadata._export import wire  # noqa: PLC0415 - the writer loads on first use
+
+        return wire(self, api_version)
+
+    def to_document(self) -> dict[str, Any]:
+        """The stable document of ``dra-metadata show -o json``, as a new dict for ``json.dumps``.
+
+        The claim's name, namespace, uid and pod claim name, every file behind this object
+        (``files``: path, driver, apiVersion, generation, skippedVersions) and the requests with
+        their devices in wire form, every key present (see the README).
+        """
+        from dra_metadata._export import document  # noqa: PLC0415 - loaded on first use
+
+        return document(self)
 
 
 @dataclass(frozen=True, slots=True)

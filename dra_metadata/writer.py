@@ -249,6 +249,21 @@ def _wire_object(metadata: DeviceMetadata, api_version: str) -> dict[str, Any]:
     return wire
 
 
+def _wire_dict(metadata: DeviceMetadata, api_version: str) -> dict[str, Any]:
+    """The object ``encode_stream`` writes for ``api_version``, as new dicts, lists and scalars.
+
+    For DeviceMetadata.to_wire: a copy (nothing of it is shared with ``metadata``) that the
+    standard library's json module can write; raises what encode_stream raises.
+    """
+    (version,) = _check_versions((api_version,))
+    wire = _wire_object(metadata, version)
+    try:
+        copy: dict[str, Any] = orjson.loads(orjson.dumps(wire))
+    except orjson.JSONEncodeError:
+        raise MetadataEncodeError(*_locate_unencodable(wire, "", "struct")) from None
+    return copy
+
+
 # How each object starts, up to the end of its apiVersion value (Go's key order: kind first).
 _HEADS = {
     version: f'{{\n  "kind": "{KIND}",\n  "apiVersion": "{version}'.encode()

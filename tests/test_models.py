@@ -137,7 +137,8 @@ class TestModels:
             (lambda: DeviceAttribute(int=True), "DeviceAttribute.int"),
             (lambda: DeviceAttribute(strings="abc"), "DeviceAttribute.strings must be a sequence"),
             (lambda: NetworkDeviceData(ips="10.0.0.1/24"), "NetworkDeviceData.ips"),
-            (lambda: Device(attributes={"a": 1}), "Device.attributes"),
+            (lambda: Device(attributes={"a": 1.5}), r"Device.attributes\['a'\]"),
+            (lambda: Device(attributes={1: "a"}), "Device.attributes keys"),
             (lambda: Device(attributes=[1]), "Device.attributes"),
             (lambda: Device(network_data={}), "Device.network_data"),
             (lambda: DeviceMetadataRequest(devices=[{}]), "DeviceMetadataRequest.devices"),
@@ -206,10 +207,82 @@ class TestPydanticIntegration:
         assert result.stdout.strip() == "False"
 
 
+class TestPlainAttributeValues:
+    def test_unambiguous_values_become_their_member(self) -> None:
+        device = Device(
+            attributes={
+                "uuid": "GPU-1",
+                "index": 0,
+                "big": 2**63 - 1,
+                "healthy": False,
+                "names": ["a", "b"],
+                "ids": (1, 2),
+                "flags": [True, False],
+                "version": DeviceAttribute(version="1.2.3"),
+            }
+        )
+        assert device.attributes == {
+            "uuid": DeviceAttribute(string="GPU-1"),
+            "index": DeviceAttribute(int=0),
+            "big": DeviceAttribute(int=2**63 - 1),
+            "healthy": DeviceAttribute(bool=False),
+            "names": DeviceAttribute(strings=("a", "b")),
+            "ids": DeviceAttribute(ints=(1, 2)),
+            "flags": DeviceAttribute(bools=(True, False)),
+            "version": DeviceAttribute(version="1.2.3"),
+        }
+        assert device.attribute("ids") == (1, 2)
+        assert AttributeMap({"a": "x"}) == {"a": DeviceAttribute(string="x")}
+        assert replace(device, attributes={"b": 1}).attributes == {"b": DeviceAttribute(int=1)}
+
+    def test_written_as_if_spelled_out(self) -> None:
+        from dra_metadata.writer import encode_stream  # noqa: PLC0415
+
+        def stream_of(attributes: dict[str, object]) -> bytes:
+            device = Device(driver="d", pool="p", name="n", attributes=attributes)
+            return encode_stream(
+                DeviceMetadata(requests=[DeviceMetadataRequest(name="r", devices=[device])])
+            )
+
+        assert stream_of({"a": "x", "b": [1]}) == stream_of(
+            {"a": DeviceAttribute(string="x"), "b": DeviceAttribute(ints=[1])}
+        )
+
+    def test_subclasses_of_int_become_plain_ints(self) -> None:
+        import enum  # noqa: PLC0415
+
+        class Index(enum.IntEnum):
+            FIRST = 1
+
+        attribute = Device(attributes={"i": Index.FIRST, "l": [Index.FIRST]}).attributes
+        assert type(attribute["i"].int) is int
+        assert type(attribute["l"].ints[0]) is int
+
+    @pytest.mark.parametrize(
+        "value",
+        [1.5, None, [], (), [1, True], [1, "a"], [1.5], {"a": 1}, {"a"}, b"x", [[1]]],
+    )
+    def test_ambiguous_values_are_refused_with_how_to_write_a_version(self, value: object) -> None:
+        with pytest.raises(TypeError) as raised:
+            Device(attributes={"k": value})  # type: ignore[dict-item]
+        message = str(raised.value)
+        assert message.startswith("Device.attributes['k'] must be a DeviceAttribute")
+        assert "DeviceAttribute(version='1.2.3')" in message
+        assert message.endswith(f"not {value!r}")
+
+    def test_out_of_range_ints_name_the_attribute(self) -> None:
+        with pytest.raises(TypeError, match=r"Device.attributes\['k'\]: .*int64"):
+            Device(attributes={"k": 2**63})
+        with pytest.raises(TypeError, match=r"AttributeMap\['k'\]: .*int64"):
+            AttributeMap({"k": [-(2**63) - 1]})
+
+
 class TestMore:
     def test_attribute_map_rejects_other_values(self) -> None:
-        with pytest.raises(TypeError):
-            AttributeMap({"a": 1})  # type: ignore[dict-item]
+        with pytest.raises(TypeError, match=r"AttributeMap\['a'\] must be a DeviceAttribute"):
+            AttributeMap({"a": 1.5})  # type: ignore[dict-item]
+        with pytest.raises(TypeError, match="AttributeMap keys must be attribute names"):
+            AttributeMap({1: DeviceAttribute(int=1)})  # type: ignore[dict-item]
 
     def test_subclassed_attributes_are_kept_and_written(self) -> None:
         from dataclasses import dataclass  # noqa: PLC0415

@@ -27,6 +27,44 @@ def test_all_is_sorted_and_complete() -> None:
     assert public - modules == set(dra_metadata.__all__)
 
 
+_LAZY_MODULES = ("_listing", "_schema", "_validate", "_watch")
+
+
+def _run_python(code: str) -> str:
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
+    )
+    return result.stdout
+
+
+def test_dir_shows_every_public_name_without_importing_it() -> None:
+    code = (
+        "import sys, dra_metadata\n"
+        "names = dir(dra_metadata)\n"
+        "print(sorted(set(dra_metadata.__all__) - set(names)))\n"
+        "print('__version__' in names, names == sorted(names))\n"
+        f"print([m for m in {_LAZY_MODULES!r} if 'dra_metadata.' + m in sys.modules])\n"
+        "print('pydantic' in sys.modules, 'asyncio' in sys.modules)\n"
+    )
+    assert _run_python(code).splitlines() == ["[]", "True True", "[]", "False False"]
+    assert set(dra_metadata._LAZY) <= set(dra_metadata.__all__)  # what dir() adds is public
+
+
+def test_help_documents_every_public_name() -> None:
+    # pydoc documents each name dir() lists, which needs the object: help() imports the lazy
+    # modules (not pydantic, which only json_schema() imports when it is called).
+    code = (
+        "import pydoc, sys, dra_metadata\n"
+        "text = pydoc.render_doc(dra_metadata, renderer=pydoc.plaintext)\n"
+        "print(sorted(name for name in dra_metadata.__all__ if name not in text))\n"
+        "import re\n"
+        "signature = re.search(r'wait_for_network_data\\(\\s*claim_name', text)\n"
+        "print(signature is not None, 'class MountedClaim' in text)\n"
+        "print('pydantic' in sys.modules)\n"
+    )
+    assert _run_python(code).splitlines() == ["[]", "True True", "False"]
+
+
 def test_version() -> None:
     assert re.match(r"\d+\.\d+", dra_metadata.__version__)
     with pytest.raises(AttributeError):

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 
 from dra_metadata import decode_stream, strategies
 from dra_metadata.writer import encode_stream
@@ -46,7 +46,7 @@ def test_vendored_fixtures_match_shared() -> None:
         assert vendored.read_bytes() == fixture.read_bytes(), f"{vendored} drifted"
 
 
-@settings(max_examples=150, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=150)
 @given(strategies.metadata_streams(strategies.device_metadata(full_object_meta=True)))
 def test_any_stream_decodes_to_what_was_written(stream: strategies.MetadataStream) -> None:
     result = decode_stream(stream.data)
@@ -79,7 +79,7 @@ def _sorted_map_keys_everywhere(wire: dict[str, Any]) -> list[tuple[str, list[st
     return [(name, list(keys)) for name, keys in maps]
 
 
-@settings(max_examples=150, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=150)
 @given(strategies.device_metadata(full_object_meta=True))
 def test_maps_come_out_sorted_and_laid_out_as_go_does(metadata: object) -> None:
     # Hypothesis builds maps in any key order; Go writes every map with sorted keys, and

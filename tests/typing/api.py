@@ -117,3 +117,38 @@ async def kube_watch() -> list[str]:
     async for status in kube.awatch_claim_status("rdma-nics", template=True, timeout=1.0):
         names.extend(status.device_names())
     return names
+
+
+def mounted(root: Path) -> list[str]:
+    claims: list[dra_metadata.MountedClaim] = dra_metadata.list_claims(root=root)
+    for claim in claims:
+        kind: str = claim.kind
+        drivers: tuple[str, ...] = claim.drivers
+        files: tuple[Path, ...] = claim.paths
+        metadata: DeviceMetadata = claim.read(driver=drivers[0], validate="strict")
+        del kind, files, metadata
+    devices: list[dra_metadata.MountedDevice] = dra_metadata.list_devices(root=str(root))
+    return [
+        f"{d.claim.claim_name} {d.request_name} {d.device.name} {d.source.path}" for d in devices
+    ]
+
+
+def export(metadata: DeviceMetadata) -> str:
+    import json  # noqa: PLC0415
+
+    wire: dict[str, object] = metadata.to_wire("metadata.resource.k8s.io/v1beta1")
+    return json.dumps([wire, metadata.to_wire(), metadata.to_document()])
+
+
+def plain_attributes() -> Device:
+    return Device(
+        name="gpu-0",
+        attributes={
+            "uuid": "GPU-1",
+            "index": 0,
+            "healthy": True,
+            "links": ["a", "b"],
+            "ids": [1, 2],
+            "driverVersion": DeviceAttribute(version="1.2.3"),
+        },
+    )

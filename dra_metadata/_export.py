@@ -1,0 +1,72 @@
+"""JSON exports of DeviceMetadata: the wire object of one API version, and the stable document.
+
+Both are plain dicts, lists, str, int, bool and None that the standard library's json module
+writes as they are. `DeviceMetadata.to_wire` and `DeviceMetadata.to_document` call these.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from dra_metadata._models import Device, DeviceMetadata, wire_attribute
+from dra_metadata._versions import KNOWN_API_VERSIONS
+
+
+def wire(metadata: DeviceMetadata, api_version: str | None = None) -> dict[str, Any]:
+    """The object encode_stream writes for ``api_version`` (default: the object's own version,
+    else the newest known one), as new dicts and lists."""
+    if api_version is not None and not isinstance(api_version, str):
+        raise TypeError(f"api_version must be a str or None, not {type(api_version).__name__}")
+    version = (
+        (metadata.api_version or KNOWN_API_VERSIONS[0]) if api_version is None else api_version
+    )
+    from dra_metadata.writer import _wire_dict  # noqa: PLC0415 - the writer loads on first use
+
+    return _wire_dict(metadata, version)
+
+
+def _network_document(device: Device) -> dict[str, Any] | None:
+    data = device.network_data
+    if data is None:
+        return None
+    return {
+        "interfaceName": data.interface_name,
+        "ips": list(data.ips),
+        "hardwareAddress": data.hardware_address,
+    }
+
+
+def device_document(device: Device) -> dict[str, Any]:
+    """A device as the document shows it: wire names, every key present, attributes sorted."""
+    attributes = device.attributes
+    return {
+        "driver": device.driver,
+        "pool": device.pool,
+        "name": device.name,
+        "attributes": {key: wire_attribute(attributes[key]) for key in sorted(attributes)},
+        "networkData": _network_document(device),
+    }
+
+
+def document(metadata: DeviceMetadata) -> dict[str, Any]:
+    """The stable document of ``dra-metadata show -o json`` and ``wait -o json`` (README)."""
+    return {
+        "name": metadata.name,
+        "namespace": metadata.namespace,
+        "uid": metadata.uid,
+        "podClaimName": metadata.pod_claim_name,
+        "files": [
+            {
+                "path": None if source.path is None else str(source.path),
+                "driver": source.driver,
+                "apiVersion": source.api_version,
+                "generation": source.generation,
+                "skippedVersions": list(source.skipped_versions),
+            }
+            for source in metadata.sources
+        ],
+        "requests": [
+            {"name": request.name, "devices": [device_document(d) for d in request.devices]}
+            for request in metadata.requests
+        ],
+    }

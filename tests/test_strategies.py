@@ -1,0 +1,78 @@
+"""dra_metadata.strategies under Hypothesis' default settings, as a user's own test meets them."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+
+from dra_metadata import strategies
+
+# A plain @given test of one public strategy, with the default profile and a fresh, empty
+# example database and Hypothesis directory, as in a user's CI: every health check applies
+# (too_slow fails when the first ten draws take more than one second together). One process
+# per strategy: work done once per process (Unicode tables, caches) must not be paid by an
+# earlier case and hidden from a later one.
+_SCRIPT = """
+import sys
+from hypothesis import given, settings
+from dra_metadata import strategies
+
+settings.load_profile("default")
+assert settings().database is not None and settings().deadline is not None
+
+@given(eval(sys.argv[1], vars(strategies)))
+def test(value):
+    pass
+
+test()
+"""
+# Every public factory (with arguments, they build the same strategies: device_metadata() draws
+# from those with the sizes and drivers it needs).
+_STRATEGIES = [
+    "dns_labels()",
+    "dns_subdomains()",
+    "qualified_names()",
+    "device_attributes()",
+    "network_device_data()",
+    "devices()",
+    "device_metadata_requests()",
+    "object_meta()",
+    "device_metadata()",
+    "device_metadata(full_object_meta=True)",
+    "metadata_streams()",
+]
+
+
+@pytest.mark.parametrize("strategy", _STRATEGIES)
+def test_passes_the_health_checks_with_default_settings(strategy: str, tmp_path: Path) -> None:
+    environment = {
+        key: value
+        for key, value in os.environ.items()
+        # in CI, Hypothesis loads its "ci" profile, which suppresses too_slow
+        if key not in {"CI", "TF_BUILD"} and not key.startswith("HYPOTHESIS")
+    }
+    environment["HYPOTHESIS_STORAGE_DIRECTORY"] = str(tmp_path / ".hypothesis")
+    result = subprocess.run(
+        [sys.executable, "-W", "error", "-c", _SCRIPT, strategy],
+        cwd=tmp_path,
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert (tmp_path / ".hypothesis").is_dir()  # the fresh directory was the one used
+
+
+@settings(max_examples=50)
+@given(strategies.dns_subdomains(63), strategies.dns_labels(5), strategies.qualified_names("d.io"))
+def test_sizes_and_forms(subdomain: str, label: str, qualified: str) -> None:
+    assert 1 <= len(subdomain) <= 63
+    assert 1 <= len(label) <= 5
+    assert "/" not in qualified or qualified.startswith("d.io/")
