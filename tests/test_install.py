@@ -144,6 +144,14 @@ def test_the_documented_installs_use_the_source_tree_or_a_wheel() -> None:
     installed = [
         match.group(1)
         for text in (section, dockerfile)
-        for match in re.finditer(r"pip install(?: --?[\w-]+)* (\S+)", text)
+        for match in re.finditer(
+            r"pip install(?: --?[\w-]+)*\s+((?:\"[^\"]*\"|'[^']*'|[^\s`])+)", text
+        )
     ]
-    assert installed == [".", "dist/dra_metadata-*.whl", "/wheels/*.whl"]
+    assert installed == [
+        ".",
+        "dist/dra_metadata-*.whl",
+        "'.[kube]'",
+        "'dist/dra_metadata-*.whl[kube]'",
+        '"$(echo /wheels/*.whl)[kube]"',
+    ]
