@@ -143,7 +143,10 @@ def _show_table(metadata: DeviceMetadata, out: TextIO, *, all_attributes: bool) 
             shown: list[str] = []
             used: set[int] = set()
             for name in KEY_ATTRIBUTES:
-                attribute = device.get_attribute(name)
+                try:
+                    attribute = device.get_attribute(name)
+                except dra_metadata.AttributeNotFoundError:
+                    continue
                 if attribute is not None and id(attribute) not in used:
                     used.add(id(attribute))
                     shown.append(f"{name.rsplit('/', 1)[-1]}={_attribute_text(attribute)}")

@@ -1,6 +1,8 @@
 from __future__ import annotations
 
 import os
+import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -29,3 +31,16 @@ def _no_root_override(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def running_as_root() -> bool:
     return hasattr(os, "geteuid") and os.geteuid() == 0
+
+
+def can_unshare() -> str | None:
+    """None when this process may make a private mount namespace (for real bind mounts), else
+    why not: the reason of a skip."""
+    if not running_as_root():
+        return "needs root for a private mount namespace"
+    if shutil.which("unshare") is None:
+        return "needs unshare (util-linux)"
+    probe = subprocess.run(["unshare", "-m", "true"], capture_output=True, check=False)
+    if probe.returncode != 0:
+        return f"unshare -m is not allowed here: {probe.stderr.decode().strip()}"
+    return None
