@@ -66,6 +66,12 @@ def _root_origin(root: StrPath | None) -> str:
     return "the container default"
 
 
+def describe_missing_root(given: StrPath | None) -> str | None:
+    """Why the root (``given``, else the default) cannot hold metadata; None if it can."""
+    root = Path(default_root() if given is None else given)
+    return None if root.is_dir() else _missing_root(root, given)
+
+
 def _missing_root(root: Path, given: StrPath | None) -> str:
     origin = _root_origin(given)
     elsewhere = _option("pass root= or set", "pass --root DIR or set")

@@ -3,6 +3,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -44,3 +45,22 @@ def can_unshare() -> str | None:
     if probe.returncode != 0:
         return f"unshare -m is not allowed here: {probe.stderr.decode().strip()}"
     return None
+
+
+SAMPLE = REPO / "examples" / "tree"
+COMMAND = str(Path(sys.executable).parent / "dra-metadata")
+
+
+def run_command(
+    *arguments: str | bytes, root: Path | None = SAMPLE, timeout: float = 60, **options: object
+) -> subprocess.CompletedProcess[str]:
+    """The installed dra-metadata command in a subprocess; ``--root`` first unless None."""
+    prefix = ["--root", str(root)] if root is not None else []
+    return subprocess.run(  # type: ignore[call-overload, no-any-return]
+        [COMMAND, *prefix, *arguments],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+        **options,
+    )
