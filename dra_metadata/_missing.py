@@ -117,8 +117,9 @@ def describe_missing(
     template: bool,
     driver: str | None,
     root: StrPath | None,
-) -> str:
-    """Why the request directory (or the driver's file in it) holds no metadata file."""
+) -> str | None:
+    """Why the request directory (or the driver's file in it) holds no metadata file; None
+    when it does (nothing is missing: it may have been removed and written again since)."""
     base = Path(default_root() if root is None else root)
     claims_dir = base / (RESOURCE_CLAIM_TEMPLATES_SUBDIR if template else RESOURCE_CLAIMS_SUBDIR)
     claim_dir = claims_dir / claim_name
@@ -148,8 +149,14 @@ def describe_missing(
         if (other_claim_dir / request).is_dir():
             sentence += f"; {_claim_words(claim_name, template=not template)} has: {switch}"
         return f"{sentence}; {_LS_HINT}"
+    return _missing_in_request_dir(request_dir, driver)
+
+
+def _missing_in_request_dir(request_dir: Path, driver: str | None) -> str | None:
     entries = listing(request_dir) or []
     drivers = [driver_of_file_name(name) for name in entries if name.endswith(METADATA_FILE_SUFFIX)]
+    if driver in drivers or (driver is None and drivers):
+        return None
     if driver is not None and drivers:
         everything = _option("leave out driver=", "leave out --driver")
         return (

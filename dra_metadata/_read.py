@@ -297,7 +297,10 @@ def read_metadata(
         reason = describe_missing(
             claim_name, request_name, template=template, driver=driver, root=root
         )
-        return MetadataNotFoundError(reason, path=where)
+        return MetadataNotFoundError(
+            reason or "the metadata file was removed while it was being read; read it again",
+            path=where,
+        )
 
     if driver is None:
         where, files = directory, list_metadata_files(directory)

@@ -258,6 +258,13 @@ class TestWait:
             f"under {tree.root}); `dra-metadata ls` lists everything mounted"
         )
 
+    def test_a_file_never_readable_is_no_missing_file(self, tree: MetadataTree) -> None:
+        tree.add_claim("c", "r", "d", ["n"]).write_text('{"kind": "DeviceMetadata", "apiVer')
+        result = run("wait", "c", "r", "--timeout", "0.3s", root=tree.root)
+        assert result.returncode == 1
+        assert "being written or truncated" in result.stderr
+        assert "no *-metadata.json file" not in result.stderr
+
     def test_default_output_is_one_line_off_a_terminal(self) -> None:
         result = run("wait", "fast-net", "vf", "--require", "interface-name,ips")
         assert result.returncode == 0, result.stderr
@@ -553,8 +560,9 @@ class TestOtherCommands:
         assert result.returncode == 1
         assert result.stdout == ""
         assert result.stderr == (
-            "dra-metadata: device gpu-0 (gpu.example.com) has no attribute pciBusID (an "
-            "unqualified name finds pciBusID and gpu.example.com/pciBusID); did you mean "
+            f"dra-metadata: {SAMPLE}/resourceclaims/training-gpus/gpu/gpu.example.com-metadata"
+            ".json: device gpu-0 (gpu.example.com) has no attribute pciBusID (an unqualified name "
+            "finds pciBusID and gpu.example.com/pciBusID); did you mean "
             "resource.kubernetes.io/pciBusID?\n"
         )
         result = run("env", "training-gpus", "gpu", "--attribute", "uuid")

@@ -126,6 +126,25 @@ def test_a_closed_pipe_ends_quietly() -> None:
     assert shell.stderr == ""
 
 
+def test_a_closed_stdout_is_one_line() -> None:
+    result = subprocess.run(
+        ["sh", "-c", '"$0" --root "$1" ls >&-', COMMAND, str(SAMPLE)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 1
+    assert result.stderr == "dra-metadata: cannot write the output: stdout is closed\n"
+    gate = subprocess.run(
+        ["sh", "-c", '"$0" --root "$1" exec fast-net vf -- sh -c "echo ran >&2" >&-', COMMAND,
+         str(SAMPLE)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )  # fmt: skip
+    assert (gate.returncode, gate.stderr) == (0, "ran\n")  # exec writes nothing itself
+
+
 def test_a_full_disk_is_one_line() -> None:
     if not Path("/dev/full").exists():
         pytest.skip("needs /dev/full")

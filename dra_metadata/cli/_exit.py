@@ -49,6 +49,8 @@ class UsageError(Exception):
 
 def complain(message: str, *, program: str = PROGRAM) -> None:
     """One line on stderr, prefixed with the program's name; text from files shown safely."""
+    if sys.stderr is None:  # closed (2>&-): the exit code says it all
+        return
     sys.stderr.write(f"{program}: {safe_text(message)}\n")
     sys.stderr.flush()
 

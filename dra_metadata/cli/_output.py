@@ -66,15 +66,16 @@ class Output:
     """
 
     def __init__(self, stream: TextIO | None) -> None:
-        self.stream = stream  # None: stdout was closed before the command started
+        self.stream = stream  # None: stdout was closed before the command started (>&-)
 
     def is_terminal(self) -> bool:
         isatty = getattr(self.stream, "isatty", None)
         return bool(isatty and isatty())
 
     def write(self, text: str) -> None:
-        if self.stream is not None:
-            self._guarded(self.stream.write, text)
+        if self.stream is None:
+            raise OutputError(OSError(errno.EBADF, "stdout is closed"))
+        self._guarded(self.stream.write, text)
 
     def writelines(self, lines: Iterable[str]) -> None:
         for line in lines:
@@ -83,7 +84,7 @@ class Output:
     def write_bytes(self, data: bytes) -> None:
         """Bytes as they are (paths and shell lines must reach scripts exactly)."""
         if self.stream is None:
-            return
+            raise OutputError(OSError(errno.EBADF, "stdout is closed"))
         buffer = getattr(self.stream, "buffer", None)
         if buffer is None:  # a text-only stream (tests): as near to the bytes as text gets
             self.write(data.decode("utf-8", "surrogateescape"))

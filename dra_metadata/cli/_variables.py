@@ -10,7 +10,7 @@ import dra_metadata
 from dra_metadata import DeviceMetadata, DeviceMetadataError, MetadataValidationError
 from dra_metadata.cli._exit import UsageError
 from dra_metadata.cli._output import value_text
-from dra_metadata.cli._waiting import missing_attribute
+from dra_metadata.cli._waiting import attributes_of, file_of, missing_attribute
 
 _VARIABLE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*", re.ASCII)
 _NOT_IDENTIFIER = re.compile(r"[^A-Za-z0-9_]", re.ASCII)
@@ -75,10 +75,10 @@ def variable_values(
             raise DeviceMetadataError(
                 f"no devices, so no attribute {name}", path=_request_path(metadata)
             )
-        found = [(device, device.get_attribute(name)) for device in devices]
+        found = attributes_of(metadata, name)
         missing = [device for device, attribute in found if attribute is None]
         if missing:
-            path = _file_of(metadata, missing[0].driver)
+            path = file_of(metadata, missing[0].driver)
             raise DeviceMetadataError(missing_attribute(name, devices, missing), path=path)
         texts = []
         for device, attribute in found:
@@ -92,15 +92,11 @@ def variable_values(
             if value is None:
                 raise DeviceMetadataError(
                     f"device {device.name}: attribute {name} has no value",
-                    path=_file_of(metadata, device.driver),
+                    path=file_of(metadata, device.driver),
                 )
             texts.append(value_text(value))
         values[variable] = separator.join(texts)
     return values
-
-
-def _file_of(metadata: DeviceMetadata, driver: str) -> Path | None:
-    return next((source.path for source in metadata.sources if source.driver == driver), None)
 
 
 def _request_path(metadata: DeviceMetadata) -> Path | None:

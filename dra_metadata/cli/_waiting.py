@@ -13,6 +13,7 @@ import sys
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 import dra_metadata
 from dra_metadata import Device, DeviceMetadata, MetadataValidationError
@@ -130,6 +131,27 @@ def _generation_condition(wanted: int) -> dra_metadata.Condition:
     return condition
 
 
+def file_of(metadata: DeviceMetadata, driver: str) -> Path | None:
+    """The file a driver's devices come from."""
+    return next((source.path for source in metadata.sources if source.driver == driver), None)
+
+
+def attributes_of(
+    metadata: DeviceMetadata, name: str
+) -> list[tuple[Device, dra_metadata.DeviceAttribute | None]]:
+    """Each device with its attribute ``name``; a "did you mean" error names the file."""
+    found: list[tuple[Device, dra_metadata.DeviceAttribute | None]] = []
+    driver = ""
+    try:
+        for device in metadata.devices:
+            driver = device.driver
+            found.append((device, device.get_attribute(name)))
+    except dra_metadata.AttributeNotFoundError as error:
+        error.path = file_of(metadata, driver)
+        raise
+    return found
+
+
 def missing_attribute(name: str, devices: Sequence[Device], missing: Sequence[Device]) -> str:
     """Why ``missing`` devices fail a lookup of ``name``, and what to do about it."""
     having = [device for device in devices if device not in missing]
@@ -153,7 +175,7 @@ def _attribute_condition(name: str, value: str | None) -> dra_metadata.Condition
         devices = metadata.devices
         if not devices:
             return "no devices"
-        found = [(device, device.get_attribute(name)) for device in devices]
+        found = attributes_of(metadata, name)
         missing = [device for device, attribute in found if attribute is None]
         if missing:
             return missing_attribute(name, devices, missing)
@@ -226,6 +248,8 @@ def wait_until_ready(arguments: argparse.Namespace, wait: Wait) -> DeviceMetadat
             driver=arguments.driver,
             root=arguments.root,
         )
+        if hint is None:  # files there, but never readable: the reason says why
+            raise
         raise dra_metadata.WaitTimeoutError(
             f"{error.reason}; {hint}",
             metadata=None,

@@ -34,7 +34,7 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.set_defaults(command_line=None)
 
 
-def _run(arguments: argparse.Namespace, _: Output) -> int:
+def _run(arguments: argparse.Namespace, out: Output) -> int:
     command: list[str] | None = arguments.command_line
     if not command:
         raise UsageError("exec needs -- COMMAND [ARG...] after its options")
@@ -49,8 +49,10 @@ def _run(arguments: argparse.Namespace, _: Output) -> int:
     if stale:
         return report_stale(stale)
     environment = {**os.environ, **values}
-    sys.stdout.flush()
-    sys.stderr.flush()
+    if out.stream is not None:
+        out.flush()
+    if sys.stderr is not None:
+        sys.stderr.flush()
     # Python ignores these at start-up, and ignored signals stay ignored across exec.
     for ignored in (signal.SIGPIPE, signal.SIGXFSZ):
         signal.signal(ignored, signal.SIG_DFL)
