@@ -19,8 +19,7 @@ from dra_metadata import DeviceMetadataError, InvalidNameError
 from dra_metadata._missing import WORDING
 from dra_metadata._read import WARN_STALE
 from dra_metadata.cli._arguments import ArgumentParser, VersionAction, add_global_arguments
-from dra_metadata.cli._commands import all_commands
-from dra_metadata.cli._commands.exec import SEPARATOR
+from dra_metadata.cli._commands import command_names, load_command
 from dra_metadata.cli._exit import (
     EXIT_BROKEN_PIPE,
     EXIT_CODES_HELP,
@@ -38,6 +37,8 @@ from dra_metadata.cli._exit import (
 from dra_metadata.cli._output import Output, OutputError
 
 _GLOBAL_OPTIONS_WITH_A_VALUE = frozenset({"--root"})
+EXEC_SEPARATOR = "--"
+"""Everything after the first ``--`` that follows ``exec`` is its COMMAND, options included."""
 _ARGUMENT_LABELS = {
     "claim_name": "CLAIM",
     "pod_claim_name": "CLAIM",
@@ -46,8 +47,12 @@ _ARGUMENT_LABELS = {
 }
 
 
-def build_parser() -> ArgumentParser:
-    """The argument parser of the command (also used to document it)."""
+def build_parser(only: str | None = None) -> ArgumentParser:
+    """The argument parser of the command (also used to document it).
+
+    With ``only``, the name of the subcommand a run names, the other subcommands are listed by
+    name only: their modules are not even imported.
+    """
     parser = ArgumentParser(
         prog=PROGRAM,
         description="Read, wait for and check the DRA device metadata (KEP-5304) that drivers "
@@ -57,7 +62,11 @@ def build_parser() -> ArgumentParser:
     parser.add_argument("--version", action=VersionAction, help="print the version and exit")
     add_global_arguments(parser, default_root=None, default_debug=False)
     subcommands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    for command in all_commands():
+    for name in command_names():
+        if only is not None and name != only:
+            subcommands.add_parser(name)  # a name to list: never the one that is parsed
+            continue
+        command = load_command(name)
         heading = "examples:" if len(command.examples) > 1 else "example:"
         epilog = "\n".join([heading, *(f"  {example}" for example in command.examples)])
         if command.exit_codes:
@@ -73,16 +82,24 @@ def build_parser() -> ArgumentParser:
     return parser
 
 
-def split_exec_command(argv: list[str]) -> tuple[list[str], list[str] | None]:
-    """``exec``'s COMMAND apart from the options: everything after its first ``--``."""
+def _subcommand_position(argv: list[str]) -> int | None:
+    """Where the subcommand's name is: the first word after the global options."""
     position = 0
     while position < len(argv) and argv[position].startswith("-"):
+        if argv[position] in {"-h", "--help", "--version"}:
+            return None  # the whole command's help or version: every subcommand is listed
         position += 2 if argv[position] in _GLOBAL_OPTIONS_WITH_A_VALUE else 1
-    if position >= len(argv) or argv[position] != "exec":
+    return position if position < len(argv) else None
+
+
+def split_exec_command(argv: list[str]) -> tuple[list[str], list[str] | None]:
+    """``exec``'s COMMAND apart from the options: everything after its first ``--``."""
+    position = _subcommand_position(argv)
+    if position is None or argv[position] != "exec":
         return argv, None
-    if SEPARATOR not in argv[position + 1 :]:
+    if EXEC_SEPARATOR not in argv[position + 1 :]:
         return argv, None
-    separator = argv.index(SEPARATOR, position + 1)
+    separator = argv.index(EXEC_SEPARATOR, position + 1)
     return argv[:separator], argv[separator + 1 :]
 
 
@@ -111,7 +128,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the command; returns the exit code (the console script exits with it)."""
     given, command_line = split_exec_command(list(sys.argv[1:] if argv is None else argv))
     _prepare_streams()
-    arguments = build_parser().parse_args(given)
+    position = _subcommand_position(given)
+    chosen = None if position is None else given[position]
+    arguments = build_parser(chosen if chosen in command_names() else None).parse_args(given)
     if command_line is not None:
         arguments.command_line = command_line
     signal.signal(signal.SIGTERM, _terminate)

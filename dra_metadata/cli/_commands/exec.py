@@ -23,9 +23,6 @@ from dra_metadata.cli._output import Output
 from dra_metadata.cli._variables import add_variable_arguments, chosen_variables, variable_values
 from dra_metadata.cli._waiting import add_wait_arguments, check_exec_wait, wait_until_ready
 
-SEPARATOR = "--"
-"""Everything after the first ``--`` that follows ``exec`` is COMMAND, options included."""
-
 
 def _add_arguments(parser: argparse.ArgumentParser) -> None:
     add_claim_arguments(parser)
