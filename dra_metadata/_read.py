@@ -149,7 +149,6 @@ def _warn_stale(path: Path, status: os.stat_result, generation: int) -> None:
         "sees the old one (generation %d); restart the container to see the new one",
         path,
         generation,
-        extra={"dra_metadata_stale": path},
     )
 
 
