@@ -29,6 +29,7 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
     add_variable_arguments(parser, required=False)
     add_wait_arguments(parser, default="default: no wait (--timeout alone waits for file)")
     parser.set_defaults(command_line=None)
+    parser.usage = "%(prog)s CLAIM REQUEST [options] -- COMMAND [ARG...]"
 
 
 def _run(arguments: argparse.Namespace, out: Output) -> int:
@@ -74,7 +75,10 @@ COMMAND = Command(
             "dra-metadata exec --template nic vf --for network-data --timeout 2m "
             "--attribute resource.kubernetes.io/pciBusID=VF_PCI_ADDRESS -- /app/run"
         ),
-        "dra-metadata exec gpus gpu --attribute uuid=GPU_UUIDS -- python train.py --epochs 3",
+        (
+            "dra-metadata exec gpus gpu --driver gpu.example.com --attribute "
+            "uuid=CUDA_VISIBLE_DEVICES -- python train.py --epochs 3"
+        ),
     ),
     add_arguments=_add_arguments,
     run=_run,
