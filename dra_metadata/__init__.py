@@ -10,6 +10,7 @@ from typing import Any as _Any
 
 from dra_metadata._decode import DecodeResult, decode_stream
 from dra_metadata._errors import (
+    AttributeNotFoundError,
     AttributeValueError,
     DeviceMetadataError,
     InvalidNameError,
@@ -124,6 +125,7 @@ __all__ = [
     "RESOURCE_CLAIM_TEMPLATES_SUBDIR",
     "ROOT_ENVIRONMENT_VARIABLE",
     "AttributeMap",
+    "AttributeNotFoundError",
     "AttributeValue",
     "AttributeValueError",
     "Condition",

@@ -162,6 +162,23 @@ class AttributeValueError(DeviceMetadataError, ValueError):
     __module__ = "dra_metadata"
 
 
+class AttributeNotFoundError(DeviceMetadataError, KeyError):
+    """An attribute lookup by a short name that the device has only under another domain.
+
+    ``device.attribute("pciBusID")`` looks for ``pciBusID`` and ``<driver>/pciBusID``; when the
+    device has ``resource.kubernetes.io/pciBusID`` instead, answering "no such attribute" would
+    be a silent wrong answer. `.name` is the name asked for, `.suggestions` the attribute names
+    it may have meant (also a KeyError).
+    """
+
+    __module__ = "dra_metadata"
+
+    def __init__(self, message: str, *, name: str, suggestions: tuple[str, ...]) -> None:
+        super().__init__(message)
+        self.name = name
+        self.suggestions = suggestions
+
+
 class MetadataValidationError(DeviceMetadataError):
     """The metadata decoded but breaks validation rules.
 

@@ -62,6 +62,7 @@ def document(metadata: DeviceMetadata) -> dict[str, Any]:
                 "apiVersion": source.api_version,
                 "generation": source.generation,
                 "skippedVersions": list(source.skipped_versions),
+                "stale": source.stale,
             }
             for source in metadata.sources
         ],

@@ -21,7 +21,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
-from dra_metadata._errors import AttributeValueError
+from dra_metadata._errors import AttributeNotFoundError, AttributeValueError
 
 INT64_MIN = -(2**63)
 INT64_MAX = 2**63 - 1
@@ -425,6 +425,9 @@ class Device:
 
         Drivers may publish keys with or without their own domain, so ``model`` and
         ``gpu.example.com/model`` find the same attribute of a ``gpu.example.com`` device.
+        None when the device has no such attribute. An unqualified name that the device has
+        only under another domain (``pciBusID`` for ``resource.kubernetes.io/pciBusID``)
+        raises AttributeNotFoundError, which names the attributes it may have meant.
         """
         entries = self.attributes
         if name in entries:
@@ -434,10 +437,25 @@ class Device:
             if domain == self.driver and identifier in entries:
                 return entries[identifier]
             return None
-        return entries.get(f"{self.driver}/{name}")
+        found = entries.get(f"{self.driver}/{name}")
+        if found is None:
+            elsewhere = tuple(key for key in entries if key.rpartition("/")[2] == name)
+            if elsewhere:
+                raise AttributeNotFoundError(
+                    f"device {self.name} ({self.driver}) has no attribute {name} (an "
+                    f"unqualified name finds {name} and {self.driver}/{name}); did you mean "
+                    f"{' or '.join(elsewhere)}?",
+                    name=name,
+                    suggestions=elsewhere,
+                )
+        return found
 
     def attribute(self, name: str, default: _T | None = None) -> AttributeValue | _T | None:
-        """The plain value of attribute ``name`` (see get_attribute), or ``default``."""
+        """The plain value of attribute ``name`` (see get_attribute), or ``default``.
+
+        ``default`` is for an attribute the device does not have or that has no value; a name
+        the device has only under another domain raises AttributeNotFoundError.
+        """
         found = self.get_attribute(name)
         if found is None:
             return default
@@ -638,6 +656,10 @@ class MetadataSource:
     driver: str | None
     metadata: DeviceMetadata
     skipped_versions: Sequence[str] = ()
+    stale: bool = False
+    """True when this view of the file is frozen: the driver replaced the file on the host
+    (rename over it) and the container's bind mount still shows the old, unlinked file (its
+    link count is 0). Restarting the container shows the new one."""
 
     __pydantic_config__ = _PYDANTIC_CONFIG
 

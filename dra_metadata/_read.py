@@ -5,6 +5,8 @@ from __future__ import annotations
 import errno
 import os
 import stat
+from collections.abc import Collection
+from contextvars import ContextVar
 from dataclasses import fields, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -18,6 +20,7 @@ from dra_metadata._errors import (
     MetadataValidationError,
     NoMetadataError,
 )
+from dra_metadata._missing import describe_missing, listing, shown_names
 from dra_metadata._models import DeviceMetadata, DeviceMetadataRequest, MetadataSource, ObjectMeta
 from dra_metadata._paths import (
     METADATA_FILE_SUFFIX,
@@ -26,6 +29,7 @@ from dra_metadata._paths import (
     metadata_file_name,
     request_dir,
 )
+from dra_metadata._select import select_request
 
 if TYPE_CHECKING:
     from dra_metadata._validate import Profile
@@ -36,26 +40,29 @@ DEFAULT_MAX_SIZE = 4 * 1024 * 1024
 _IDENTITY_FIELDS = ("name", "namespace", "uid")
 
 
-_LISTED_AT_MOST = 10  # names of a directory's entries in a message; a request has a few
+WARN_STALE: ContextVar[bool] = ContextVar("dra_metadata_warn_stale", default=True)
+"""Whether readers log stale views (the command reports them itself, with its exit code 4)."""
+_stale_warned: set[tuple[str, int, int]] = set()  # (path, st_dev, st_ino) warned about
 
 
 def _describe_missing(path: Path) -> str:
     parent = path.parent
     if not parent.is_dir():
         return f"{path.name} does not exist, and neither does its directory {parent}"
-    try:
-        present = sorted(os.fsencode(entry) for entry in os.listdir(parent))
-    except OSError:
+    present = listing(parent)
+    if present is None:
         return f"{path.name} does not exist in {parent}"
-    shown = [os.fsdecode(name) for name in present[:_LISTED_AT_MOST]]
-    if len(present) > _LISTED_AT_MOST:
-        shown.append(f"and {len(present) - _LISTED_AT_MOST} more")
-    names = ", ".join(shown) or "nothing"
+    names = shown_names(present) or "nothing"
     return f"{path.name} does not exist; its directory {parent} holds: {names}"
 
 
 def read_file_bytes(path: Path, *, max_size: int = DEFAULT_MAX_SIZE) -> bytes:
     """The whole content of a regular file, read with one open; typed errors for every failure."""
+    return read_file(path, max_size=max_size)[0]
+
+
+def read_file(path: Path, *, max_size: int = DEFAULT_MAX_SIZE) -> tuple[bytes, os.stat_result]:
+    """read_file_bytes, and the status of the open descriptor (``st_nlink`` 0: a stale view)."""
     if not max_size >= 0:
         raise ValueError(f"max_size must be a number of bytes >= 0, not {max_size!r}")
     try:
@@ -95,7 +102,7 @@ def read_file_bytes(path: Path, *, max_size: int = DEFAULT_MAX_SIZE) -> bytes:
         ) from None
     finally:
         os.close(descriptor)
-    return chunks[0] if len(chunks) == 1 else b"".join(chunks)
+    return (chunks[0] if len(chunks) == 1 else b"".join(chunks)), status
 
 
 def _too_large(path: Path, limit: int, size: int) -> MetadataTooLargeError:
@@ -108,7 +115,7 @@ def _too_large(path: Path, limit: int, size: int) -> MetadataTooLargeError:
 
 
 def _read_source(path: Path, driver: str | None, max_size: int) -> MetadataSource:
-    data = read_file_bytes(path, max_size=max_size)
+    data, status = read_file(path, max_size=max_size)
     if not data:
         raise NoMetadataError(
             "the metadata file is empty: the driver may be in the middle of writing it; "
@@ -116,8 +123,32 @@ def _read_source(path: Path, driver: str | None, max_size: int) -> MetadataSourc
             path=path,
         )
     result = decode_bytes(data, path)
+    # The open file has no name left: a bind mount pinning a file the driver replaced.
+    stale = status.st_nlink == 0
+    if stale:
+        _warn_stale(path, status, result.metadata.generation)
     return MetadataSource(
-        path=path, driver=driver, metadata=result.metadata, skipped_versions=result.skipped_versions
+        path=path,
+        driver=driver,
+        metadata=result.metadata,
+        skipped_versions=result.skipped_versions,
+        stale=stale,
+    )
+
+
+def _warn_stale(path: Path, status: os.stat_result, generation: int) -> None:
+    """Log once per file (per pinned inode) that this process sees a frozen view of it."""
+    key = (os.fspath(path), status.st_dev, status.st_ino)
+    if key in _stale_warned or not WARN_STALE.get():
+        return
+    _stale_warned.add(key)
+    import logging  # noqa: PLC0415 - only when there is something to say
+
+    logging.getLogger("dra_metadata").warning(
+        "%s: stale view: the driver replaced this file on the host and this container still "
+        "sees the old one (generation %d); restart the container to see the new one",
+        path,
+        generation,
     )
 
 
@@ -147,7 +178,8 @@ def read_metadata_file(
 
     The driver in `sources` comes from the file name when it ends in ``-metadata.json``. With
     ``validate`` (True or "strict") an invalid file raises MetadataValidationError, which
-    carries the decoded object and the findings.
+    carries the decoded object and the findings. A stale view is marked and warned about as
+    read_claim_metadata does.
     """
     file_path = Path(path)
     name = file_path.name
@@ -176,21 +208,24 @@ def list_metadata_files(directory: Path) -> list[Path]:
     return [directory / name for name in sorted(matching, key=os.fsencode)]
 
 
-def read_request_dir(directory: Path, *, max_size: int = DEFAULT_MAX_SIZE) -> DeviceMetadata:
-    """Read every driver's file of a request directory and merge them."""
-    files = list_metadata_files(directory)
-    if not files:
-        if directory.is_dir():
-            reason = "the directory holds no *-metadata.json file"
-        else:
-            reason = "the directory does not exist"
-        raise MetadataNotFoundError(
-            f"no metadata files found: {reason} (is the claim allocated to this container, "
-            "and does its driver publish device metadata?)",
-            path=directory,
+def request_view(
+    sources: tuple[MetadataSource, ...],
+    directory: Path,
+    request_name: str | None,
+    *,
+    stale: Collection[Path] = (),
+) -> DeviceMetadata:
+    """What readers, watches and waits return for a request: its files merged, the request
+    selected (every subrequest for a top-level name; None selects nothing), and the sources
+    whose ``path`` is in ``stale`` marked stale (a watcher knows it from the path's status)."""
+    if stale:
+        sources = tuple(
+            replace(source, stale=True) if source.path in stale else source for source in sources
         )
-    sources = tuple(_read_source(path, driver_of_file_name(path.name), max_size) for path in files)
-    return merge_sources(sources, directory)
+    metadata = merge_sources(sources, directory)
+    if request_name is None:
+        return metadata
+    return select_request(metadata, request_name, path=directory)
 
 
 def merge_sources(sources: tuple[MetadataSource, ...], directory: Path) -> DeviceMetadata:
@@ -253,13 +288,36 @@ def read_metadata(
     validate: bool | Profile,
     max_size: int,
 ) -> DeviceMetadata:
-    """One driver's file, or the merge of all files of the request directory."""
+    """One driver's file, or the merge of all files of the request directory; the requests
+    that ``request_name`` names (see select_request)."""
     directory = request_dir(claim_name, request_name, template=template, root=root)
-    if driver is not None:
-        path = directory / metadata_file_name(driver)
-        source = _read_source(path, driver, max_size)
-        return _checked(_with_sources(source.metadata, (source,)), validate, path)
-    return _checked(read_request_dir(directory, max_size=max_size), validate, directory)
+
+    def not_found() -> MetadataNotFoundError:
+        reason = describe_missing(
+            claim_name, request_name, template=template, driver=driver, root=root
+        )
+        return MetadataNotFoundError(
+            reason or "the metadata file was removed while it was being read; read it again",
+            path=where,
+        )
+
+    if driver is None:
+        where, files = directory, list_metadata_files(directory)
+        if not files:
+            raise not_found()
+    else:
+        where = directory / metadata_file_name(driver)
+        files = [where]
+    try:
+        sources = tuple(
+            _read_source(path, driver_of_file_name(path.name), max_size) for path in files
+        )
+    except MetadataNotFoundError:
+        if driver is None:
+            raise  # listed, then gone: the file's own error says so
+        raise not_found() from None
+    metadata = _checked(merge_sources(sources, directory), validate, where)
+    return select_request(metadata, request_name, path=directory)
 
 
 def read_claim_metadata(
@@ -274,8 +332,13 @@ def read_claim_metadata(
     """Metadata of one request of a claim referenced by name (``resourceClaimName``).
 
     With ``driver``: that driver's file. Without: every driver's file of the request, merged.
-    With ``validate`` (True or "strict") each file is validated in its own API version and an
-    invalid one raises MetadataValidationError, which carries the metadata and the findings.
+    ``request_name`` ``gpu`` gives the request and every subrequest of it, ``gpu/high-memory``
+    that subrequest only (MetadataNotFoundError, saying which one was allocated, if another
+    was). With ``validate`` (True or "strict") each file is validated in its own API version
+    and an invalid one raises MetadataValidationError, which carries the metadata and the
+    findings. A file the driver replaced on the host after this container started is read as
+    this container sees it, marked ``stale`` in `sources` and warned about once (logger
+    ``dra_metadata``). MetadataNotFoundError says what exists instead.
     """
     return read_metadata(
         claim_name,
@@ -299,7 +362,8 @@ def read_template_metadata(
 ) -> DeviceMetadata:
     """Metadata of one request of a claim made from a ResourceClaimTemplate.
 
-    ``pod_claim_name`` is the pod-local name (``pod.spec.resourceClaims[].name``).
+    ``pod_claim_name`` is the pod-local name (``pod.spec.resourceClaims[].name``); otherwise as
+    read_claim_metadata.
     """
     return read_metadata(
         pod_claim_name,

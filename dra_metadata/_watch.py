@@ -43,7 +43,7 @@ from dra_metadata._paths import (
     metadata_file_name,
     request_dir,
 )
-from dra_metadata._read import list_metadata_files, merge_sources, read_file_bytes
+from dra_metadata._read import list_metadata_files, read_file_bytes, request_view
 
 FORCE_POLLING_ENVIRONMENT_VARIABLE = "DRA_METADATA_FORCE_POLLING"
 """Set to 1 to make every watcher poll instead of using inotify."""
@@ -147,6 +147,8 @@ class _Watcher:
 
     defer_inotify: bool = False
     """Start inotify only when there is something to wait for (wait_until: often ready at once)."""
+    request_name: str | None = None
+    """The request (or subrequest) the caller asked for; None (a single file) selects nothing."""
 
     def __post_init__(self) -> None:
         if not self.force_polling and not self.defer_inotify:
@@ -408,7 +410,7 @@ class _Watcher:
         )
         if not sources:
             return None
-        return merge_sources(sources, self.directory)
+        return request_view(sources, self.directory, self.request_name, stale=self.stale_paths())
 
     def stale_paths(self) -> list[Path]:
         return [path for path, state in self.files.items() if state.stale_reported]
@@ -449,13 +451,19 @@ def _make_watcher(
     force_polling: bool | None,
     *,
     defer_inotify: bool = False,
+    request_name: str | None = None,
 ) -> Callable[[], _Watcher]:
     """Check the options now; the watcher (and its inotify descriptor) is made when iterating."""
     if not poll_interval > 0:
         raise ValueError(f"poll_interval must be positive, not {poll_interval!r}")
     polling = _resolve_force_polling(force_polling)
     return lambda: _Watcher(
-        directory, single_file, poll_interval, polling, defer_inotify=defer_inotify
+        directory,
+        single_file,
+        poll_interval,
+        polling,
+        defer_inotify=defer_inotify,
+        request_name=request_name,
     )
 
 
@@ -474,7 +482,12 @@ def _claim_watcher(
     directory = request_dir(claim_name, request_name, template=template, root=root)
     single = directory / metadata_file_name(driver) if driver is not None else None
     return _make_watcher(
-        directory, single, poll_interval, force_polling, defer_inotify=defer_inotify
+        directory,
+        single,
+        poll_interval,
+        force_polling,
+        defer_inotify=defer_inotify,
+        request_name=request_name,
     )
 
 

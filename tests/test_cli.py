@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -12,27 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from dra_metadata import Device, DeviceAttribute
+from dra_metadata import Device, DeviceAttribute, NetworkDeviceData
 from dra_metadata.testing import MetadataTree
 
-from conftest import REPO
-
-COMMAND = str(Path(sys.executable).parent / "dra-metadata")
-SAMPLE = REPO / "examples" / "tree"
-
-
-def run(
-    *arguments: str, root: Path | None = SAMPLE, timeout: float = 60, **options: object
-) -> subprocess.CompletedProcess[str]:
-    prefix = ["--root", str(root)] if root is not None else []
-    return subprocess.run(
-        [COMMAND, *prefix, *arguments],
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        check=False,
-        **options,  # type: ignore[call-overload]
-    )
+from conftest import COMMAND, REPO, SAMPLE
+from conftest import run_command as run
 
 
 @pytest.fixture
@@ -52,7 +37,7 @@ def test_console_script_and_module_agree() -> None:
     assert script.stdout.startswith("dra-metadata ")
 
 
-@pytest.mark.parametrize("command", ["show", "wait", "validate", "path", "ls", "env"])
+@pytest.mark.parametrize("command", ["show", "wait", "validate", "path", "ls", "env", "exec"])
 def test_every_subcommand_has_help_with_an_example(command: str) -> None:
     result = run(command, "--help", root=None)
     assert result.returncode == 0
@@ -78,7 +63,9 @@ class TestShow:
             "apiVersion",
             "generation",
             "skippedVersions",
+            "stale",
         }
+        assert document["files"][0]["stale"] is False
         (request,) = document["requests"]
         assert request["name"] == "gpu"
         device = request["devices"][0]
@@ -112,18 +99,74 @@ class TestShow:
             "claim serving/inference-0-accelerator-x7k2p (pod claim accelerator)" in result.stdout
         )
         assert "gpu/high-memory  gpu.example.com  node-a  gpu-3" in result.stdout
+        # Names as the file has them, in the summary column and in the -A list.
+        assert "resource.kubernetes.io/pciBusID=0000:c1:00.0 productName=" in result.stdout
         assert "  resource.kubernetes.io/pciBusID = 0000:c1:00.0" in result.stdout
         path = SAMPLE / "resourceclaims" / "fast-net" / "vf" / "sriov.example.com-metadata.json"
-        result = run("show", "--file", str(path), "-o", "table")
+        result = run("show", "--file", str(path), "-o", "table", root=None)
         assert "net1 10.56.217.12/24,fd00:56::12/64 ca:fe:c0:ff:ee:03" in result.stdout
+
+    def test_all_attributes_imply_the_table(self) -> None:
+        result = run("show", "--template", "accelerator", "gpu", "-A")  # stdout is no terminal
+        assert result.returncode == 0, result.stderr
+        assert result.stdout.startswith("claim serving/inference-0-accelerator-x7k2p")
+        assert "  driverVersion = 580.65.6" in result.stdout
+
+    def test_a_subrequest_is_exact(self) -> None:
+        result = run("show", "--template", "accelerator", "gpu/high-memory", "-o", "json")
+        assert result.returncode == 0, result.stderr
+        assert [r["name"] for r in json.loads(result.stdout)["requests"]] == ["gpu/high-memory"]
+        result = run("show", "--template", "accelerator", "gpu/low-memory")
+        assert result.returncode == 1
+        assert result.stdout == ""
+        assert result.stderr.endswith(
+            "request gpu was allocated as gpu/high-memory, not as gpu/low-memory (the scheduler "
+            "chose another subrequest of its prioritized list); read it as gpu or "
+            "gpu/high-memory\n"
+        )
+        assert run("show", "training-gpus", "gpu/foo").returncode == 1
 
     def test_missing_claim_is_one_line(self) -> None:
         result = run("show", "nope", "gpu")
         assert result.returncode == 1
-        assert result.stderr.count("\n") == 1
-        assert result.stderr.startswith("dra-metadata: ")
-        assert "resourceclaims/nope/gpu" in result.stderr
-        assert "Traceback" not in result.stderr
+        assert result.stderr == (
+            f"dra-metadata: {SAMPLE}/resourceclaims/nope/gpu: no claim nope referenced by name "
+            "has metadata (claims referenced by name: fast-net, training-gpus; claims made from "
+            "templates (pod claim names): accelerator); `dra-metadata ls` lists everything "
+            "mounted\n"
+        )
+
+    def test_not_found_says_what_to_do_in_the_commands_words(self, tmp_path: Path) -> None:
+        result = run("show", "accelerator", "gpu")
+        assert result.stderr.endswith(
+            "but accelerator is the pod claim name of a claim made from a template: "
+            "add --template\n"
+        )
+        result = run("env", "--template", "fast-net", "vf", "--attribute", "x")
+        assert result.stderr.endswith(
+            "but claim fast-net is referenced by name: leave out --template\n"
+        )
+        result = run("show", "training-gpus", "gpus")
+        assert "claim training-gpus has no request gpus with metadata (its requests: gpu)" in (
+            result.stderr
+        )
+        result = run("show", "training-gpus", "gpu", "--driver", "x.example.com")
+        assert result.stderr.endswith(
+            "drivers with a file: gpu.example.com, rdma.example.com (leave out --driver to read "
+            "them all)\n"
+        )
+        absent = tmp_path / "absent"
+        for command in (["show", "c", "r"], ["ls"], ["validate"]):
+            result = run(*command, root=absent)
+            assert result.returncode == 1
+            assert (
+                f"the metadata root {absent} (from --root) does not exist: no DRA device "
+                "metadata is mounted here" in result.stderr
+            )
+            assert result.stderr.endswith("pass --root DIR or set DRA_METADATA_ROOT\n")
+        environment = {**os.environ, "DRA_METADATA_ROOT": str(absent)}
+        result = run("ls", root=None, env=environment)
+        assert f"the metadata root {absent} (from $DRA_METADATA_ROOT)" in result.stderr
 
     def test_debug_shows_the_traceback(self) -> None:
         result = run("--debug", "show", "nope", "gpu")
@@ -152,13 +195,6 @@ class TestShow:
             in result.stderr
         )
 
-    def test_usage_errors_exit_2(self) -> None:
-        assert run("show").returncode == 2
-        assert run("show", "a", "b", "--file", "x").returncode == 2
-        assert run("show", "../x", "gpu").returncode == 2
-        assert run("wait", "c", "r", "--for", "magic").returncode == 2
-        assert run("wait", "c", "r", "--timeout", "soon").returncode == 2
-
     def test_default_output_off_a_terminal_is_json(self) -> None:
         json.loads(run("show", "fast-net", "vf").stdout)
 
@@ -185,8 +221,6 @@ class TestWait:
             "network-data",
             "--timeout",
             "30s",
-            "-o",
-            "table",
             root=tree.root,
         )
         elapsed = time.monotonic() - start
@@ -213,51 +247,68 @@ class TestWait:
     def test_progress_every_5_seconds(self, tree: MetadataTree) -> None:
         result = run("wait", "c", "r", "--timeout", "5.5s", root=tree.root)
         lines = [
-            line for line in result.stderr.splitlines() if "waiting for the metadata file" in line
+            line for line in result.stderr.splitlines() if "waiting for the metadata files" in line
         ]
         assert len(lines) == 1
         assert "(5s)" in lines[0]
         assert lines[0].endswith(f"no *-metadata.json file in {tree.root}/resourceclaims/c/r yet")
+        # Nothing ever came: the last line says what is there instead, as a reader would.
+        assert result.stderr.splitlines()[-1].endswith(
+            f"yet; no claim c referenced by name has metadata (no claim has device metadata "
+            f"under {tree.root}); `dra-metadata ls` lists everything mounted"
+        )
 
-    def test_stale_view_exits_4(self, tmp_path: Path) -> None:
-        original = tmp_path / "nic.example.com-metadata.json"
-        tree = MetadataTree(tmp_path / "root")
-        tree.add_claim("net", "nic", "nic.example.com", ["nic-0"])
-        link = tree.path("net", "nic", "nic.example.com")
-        link.replace(original)
-        code = (
-            "import os, sys, subprocess\n"
-            "fd = os.open(sys.argv[1], os.O_RDONLY)\n"
-            "os.symlink(f'/proc/{os.getpid()}/fd/{fd}', sys.argv[2])\n"
-            "os.unlink(sys.argv[1])  # what a rename-replace on the host leaves behind\n"
-            "result = subprocess.run(sys.argv[3:], pass_fds=(fd,))\n"
-            "sys.exit(result.returncode)\n"
+    def test_a_file_never_readable_is_no_missing_file(self, tree: MetadataTree) -> None:
+        tree.add_claim("c", "r", "d", ["n"]).write_text('{"kind": "DeviceMetadata", "apiVer')
+        result = run("wait", "c", "r", "--timeout", "0.3s", root=tree.root)
+        assert result.returncode == 1
+        assert "being written or truncated" in result.stderr
+        assert "no *-metadata.json file" not in result.stderr
+
+    def test_default_output_is_one_line_off_a_terminal(self) -> None:
+        result = run("wait", "fast-net", "vf", "--require", "interface-name,ips")
+        assert result.returncode == 0, result.stderr
+        assert result.stdout == (
+            "ready: network data (interface_name, ips) on every device: 1 device(s), "
+            "sriov.example.com generation 2\n"
         )
-        result = subprocess.run(
-            [
-                sys.executable,
-                "-c",
-                code,
-                str(original),
-                str(link),
-                COMMAND,
-                "--root",
-                str(tree.root),
-                "wait",
-                "net",
-                "nic",
-                "--for",
-                "network-data",
-                "--timeout",
-                "20s",
-            ],
-            capture_output=True,
-            text=True,
-            timeout=60,
-            check=False,
+        document = json.loads(run("wait", "fast-net", "vf", "-o", "json").stdout)
+        assert document["files"][0]["generation"] == 2
+
+    def test_require_implies_network_data(self, tree: MetadataTree) -> None:
+        tree.add_template_claim("nic", "vf", "sriov.example.com", ["vf-0"])
+        result = run(
+            "wait", "--template", "nic", "vf", "--require", "interface-name,ips",
+            "--timeout", "0.5s", root=tree.root,
+        )  # fmt: skip
+        assert result.returncode == 1
+        assert result.stdout == ""
+        assert "device vf-0 has no networkData" in result.stderr
+
+    def test_a_name_under_another_domain_fails_at_once(self) -> None:
+        start = time.monotonic()
+        result = run("wait", "training-gpus", "gpu", "--for", "attribute=pciBusID")
+        assert time.monotonic() - start < 30  # no timeout given: it did not wait
+        assert result.returncode == 1
+        assert result.stderr.endswith("did you mean resource.kubernetes.io/pciBusID?\n")
+
+    def test_an_attribute_of_some_drivers_suggests_driver(self) -> None:
+        result = run("wait", "training-gpus", "gpu", "--for", "attribute=uuid", "--timeout", "0")
+        assert result.returncode == 1
+        assert result.stderr.endswith(
+            "only the devices of gpu.example.com have attribute uuid, not mlx5-0, mlx5-1 of "
+            "rdma.example.com: add --driver gpu.example.com\n"
         )
-        assert result.returncode == 4, result.stderr
-        assert "restart the container" in result.stderr
+        result = run(
+            "wait", "training-gpus", "gpu", "--for", "attribute=uuid", "--driver",
+            "gpu.example.com", "--timeout", "0",
+        )  # fmt: skip
+        assert result.returncode == 0, result.stderr
+
+    def test_another_subrequest_fails_at_once(self) -> None:
+        result = run("wait", "--template", "accelerator", "gpu/low-memory")
+        assert result.returncode == 1
+        assert "allocated as gpu/high-memory, not as gpu/low-memory" in result.stderr
 
     def test_broken_file_exits_3(self, tree: MetadataTree) -> None:
         tree.add_claim("c", "r", "d", ["n"]).write_text(
@@ -374,6 +425,13 @@ class TestOtherCommands:
         assert "1 error(s) (metadata)" in table.stdout
         assert "Invalid value" in table.stdout
 
+    def test_validate_without_paths_checks_the_root(self) -> None:
+        result = run("validate", "-o", "table")
+        assert result.returncode == 0, result.stderr
+        assert result.stdout.count(": valid (metadata)\n") == 4
+        environment = {**os.environ, "DRA_METADATA_ROOT": str(SAMPLE)}
+        assert run("validate", root=None, env=environment).returncode == 0
+
     def test_path(self, tmp_path: Path) -> None:
         assert (
             run("path", "c", "gpu/high", root=tmp_path).stdout
@@ -397,6 +455,11 @@ class TestOtherCommands:
             ("claim", "training-gpus", "gpu", "rdma.example.com", 1),
             ("template", "accelerator", "gpu", "gpu.example.com", 1),
         ]
+        assert set(entries[0]) == {
+            "kind", "claim", "request", "driver", "path", "generation", "apiVersion", "stale",
+            "error",
+        }  # fmt: skip
+        assert not any(entry["stale"] for entry in entries)
         assert "template  accelerator" in run("ls", "-o", "table").stdout
 
     def test_env_is_safe_to_eval(self, tree: MetadataTree) -> None:
@@ -465,20 +528,17 @@ class TestOtherCommands:
         )
         assert result.stdout == "export PCIBUSID=0000:01:00.0\n"
         result = run(
-            "env",
-            "c",
-            "r",
-            "--attribute",
-            "resource.kubernetes.io/pciBusID",
-            "--var",
-            "BUS",
-            root=tree.root,
+            "env", "c", "r", "--attribute", "resource.kubernetes.io/pciBusID=BUS", root=tree.root
         )
         assert result.stdout == "export BUS=0000:01:00.0\n"
-        assert (
-            run("env", "c", "r", "--attribute", "x", "--var", "1BAD", root=tree.root).returncode
-            == 2
+        bad = run("env", "c", "r", "--attribute", "x=1BAD", root=tree.root)
+        assert bad.returncode == 2
+        assert "'1BAD' is not a shell variable name" in bad.stderr
+        twice = run(
+            "env", "c", "r", "--attribute", "a/uuid", "--attribute", "b/uuid", root=tree.root
         )
+        assert twice.returncode == 2
+        assert "--attribute a/uuid and b/uuid would both set UUID" in twice.stderr
         tree.add_claim(
             "c",
             "two",
@@ -490,7 +550,50 @@ class TestOtherCommands:
         assert "requests[0].devices[0].attributes[m]: Invalid value" in ambiguous.stderr
         missing = run("env", "c", "r", "--attribute", "uuid", root=tree.root)
         assert missing.returncode == 1
-        assert "has no attribute uuid" in missing.stderr
+        assert missing.stderr.endswith(
+            "no device has attribute uuid; the devices' attributes: "
+            "resource.kubernetes.io/pciBusID\n"
+        )
+
+    def test_env_explains_attribute_names(self) -> None:
+        result = run("env", "training-gpus", "gpu", "--attribute", "pciBusID")
+        assert result.returncode == 1
+        assert result.stdout == ""
+        assert result.stderr == (
+            f"dra-metadata: {SAMPLE}/resourceclaims/training-gpus/gpu/gpu.example.com-metadata"
+            ".json: device gpu-0 (gpu.example.com) has no attribute pciBusID (an unqualified name "
+            "finds pciBusID and gpu.example.com/pciBusID); did you mean "
+            "resource.kubernetes.io/pciBusID?\n"
+        )
+        result = run("env", "training-gpus", "gpu", "--attribute", "uuid")
+        assert result.returncode == 1
+        assert result.stderr == (
+            f"dra-metadata: {SAMPLE}/resourceclaims/training-gpus/gpu/rdma.example.com-metadata"
+            ".json: only the devices of gpu.example.com have attribute uuid, not mlx5-0, mlx5-1 "
+            "of rdma.example.com: add --driver gpu.example.com\n"
+        )
+        result = run(
+            "env", "training-gpus", "gpu", "--attribute", "uuid", "--driver", "gpu.example.com"
+        )
+        assert result.stdout == (
+            "export UUID=GPU-5b3c1d2e-8f41-4c55-9a1e-0c6f2b7d9e10,"
+            "GPU-a9e77c02-3d1b-4f7a-b2c4-51d0e8f6a3b2\n"
+        )
+
+    def test_the_documented_eval_stops_on_failure(self, tmp_path: Path) -> None:
+        script = (
+            'vars=$("$0" env --template nic vf --attribute uuid) && eval "$vars" && echo started'
+        )
+        environment = {**os.environ, "DRA_METADATA_ROOT": str(tmp_path)}
+        result = subprocess.run(
+            ["sh", "-c", script, COMMAND],
+            capture_output=True,
+            text=True,
+            env=environment,
+            check=False,
+        )
+        assert result.returncode == 1
+        assert "started" not in result.stdout
 
 
 class TestExamples:
@@ -527,10 +630,72 @@ class TestExamples:
         assert child.stdout.startswith("GPU-5b3c1d2e")
         assert "torch" not in sys.modules
 
-    def test_manifests_use_real_commands(self) -> None:
-        manifest = (REPO / "examples" / "kubernetes" / "nic-init-container.yaml").read_text()
-        assert "- network-data" in manifest
+    def test_the_nic_manifest_runs(self, tmp_path: Path) -> None:
+        manifest = (KUBERNETES / "nic-init-container.yaml").read_text()
         assert "resourceClaimTemplateName: sriov-vf" in manifest
-        assert (
-            "select_gpus.py" in (REPO / "examples" / "kubernetes" / "ml-gpu-pod.yaml").read_text()
+        wait, app = manifest_commands(manifest)
+        wait = [COMMAND, *wait[1:]]
+        wait[wait.index("2m")] = "0.5s"  # not ready yet: the init container exits 1 at once
+        app = [COMMAND, *app[1:-1], "sh", "-c", 'printf %s "$VF_PCI_ADDRESS"']
+        environment = {**os.environ, "DRA_METADATA_ROOT": str(tmp_path)}
+        tree = MetadataTree(tmp_path)
+        bus = {"resource.kubernetes.io/pciBusID": DeviceAttribute(string="0000:3b:02.1")}
+        tree.add_template_claim(
+            "nic", "vf", "sriov.example.com", [Device(name="vf-0", attributes=bus)]
         )
+        results = [
+            subprocess.run(command, capture_output=True, text=True, env=environment, check=False)
+            for command in (wait, app)
+        ]
+        assert results[0].returncode == 1
+        assert "device vf-0 has no networkData" in results[0].stderr
+        assert (results[1].returncode, results[1].stdout) == (0, "0000:3b:02.1")
+        network = NetworkDeviceData("net1", ("10.0.0.5/24",))
+        tree.update(
+            "nic",
+            "vf",
+            "sriov.example.com",
+            template=True,
+            devices=[Device(name="vf-0", attributes=bus, network_data=network)],
+        )
+        ready = subprocess.run(wait, capture_output=True, text=True, env=environment, check=False)
+        assert ready.returncode == 0, ready.stderr
+        # Without the claim, the app does not start with an empty variable.
+        environment["DRA_METADATA_ROOT"] = str(tmp_path / "elsewhere")
+        missing = subprocess.run(app, capture_output=True, text=True, env=environment, check=False)
+        assert (missing.returncode, missing.stdout) == (1, "")
+
+    def test_the_gpu_manifest_runs(self) -> None:
+        (command,) = manifest_commands((KUBERNETES / "ml-gpu-pod.yaml").read_text())
+        assert command[-2:] == ["python", "/app/train.py"]
+        command = [COMMAND, *command[1:-2], "sh", "-c", 'printf %s "$CUDA_VISIBLE_DEVICES"']
+        environment = {**os.environ, "DRA_METADATA_ROOT": str(SAMPLE)}
+        result = subprocess.run(
+            command, capture_output=True, text=True, env=environment, check=False
+        )
+        assert result.returncode == 0, result.stderr
+        assert result.stdout == (
+            "GPU-5b3c1d2e-8f41-4c55-9a1e-0c6f2b7d9e10,GPU-a9e77c02-3d1b-4f7a-b2c4-51d0e8f6a3b2"
+        )
+
+    def test_the_dockerfile_entrypoint_runs(self, tmp_path: Path) -> None:
+        text = (KUBERNETES / "Dockerfile.init").read_text()
+        entrypoint = json.loads(re.findall(r"^#\s+ENTRYPOINT (\[.*\])$", text, re.MULTILINE)[0])
+        tree = MetadataTree(tmp_path)
+        bus = {"resource.kubernetes.io/pciBusID": DeviceAttribute(string="0000:3b:02.1")}
+        tree.add_template_claim(
+            "nic", "vf", "sriov.example.com", [Device(name="vf-0", attributes=bus)]
+        )
+        command = [COMMAND, *entrypoint[1:], "sh", "-c", 'printf %s "$VF_PCI_ADDRESS"']
+        result = run(*command[1:], root=tmp_path)
+        assert (result.returncode, result.stdout) == (0, "0000:3b:02.1"), result.stderr
+
+
+KUBERNETES = REPO / "examples" / "kubernetes"
+
+
+def manifest_commands(manifest: str) -> list[list[str]]:
+    """The ``command: [...]`` lines of a manifest (flow sequences, which are JSON)."""
+    return [
+        json.loads(found) for found in re.findall(r"^\s+command: (\[.*\])$", manifest, re.MULTILINE)
+    ]

@@ -34,8 +34,9 @@ COMMAND = str(Path(sys.executable).parent / "dra-metadata")
 
 
 def show_json(*arguments: str) -> object:
+    root = [] if "--file" in arguments else ["--root", str(SAMPLE)]  # --file takes no root
     result = subprocess.run(
-        [COMMAND, "--root", str(SAMPLE), "show", *arguments, "-o", "json"],
+        [COMMAND, *root, "show", *arguments, "-o", "json"],
         capture_output=True,
         text=True,
         check=True,

@@ -96,6 +96,7 @@ def test_ls_json_can_be_built_from_the_entries() -> None:
                     "path": str(path),
                     "generation": metadata.generation,
                     "apiVersion": metadata.api_version,
+                    "stale": metadata.sources[0].stale,
                     "error": None,
                 }
             )

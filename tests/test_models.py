@@ -11,6 +11,7 @@ from pydantic import TypeAdapter
 
 from dra_metadata import (
     AttributeMap,
+    AttributeNotFoundError,
     AttributeValueError,
     Device,
     DeviceAttribute,
@@ -71,6 +72,41 @@ class TestAttributes:
         )
         assert device.attribute("model") == "short"
         assert device.attribute("gpu.example.com/model") == "qualified"
+
+    def test_a_short_name_under_another_domain_suggests_it(self) -> None:
+        device = decoded_device(
+            {
+                "resource.kubernetes.io/pciBusID": {"string": "0000:1b:00.0"},
+                "a.example.com/numa": {"int": 0},
+                "b.example.com/numa": {"int": 1},
+            }
+        )
+        for lookup in (device.attribute, device.get_attribute):
+            with pytest.raises(AttributeNotFoundError) as info:
+                lookup("pciBusID")
+            assert str(info.value) == (
+                "device n (gpu.example.com) has no attribute pciBusID (an unqualified name finds "
+                "pciBusID and gpu.example.com/pciBusID); did you mean "
+                "resource.kubernetes.io/pciBusID?"
+            )
+            assert info.value.name == "pciBusID"
+            assert info.value.suggestions == ("resource.kubernetes.io/pciBusID",)
+            assert isinstance(info.value, KeyError)
+        with pytest.raises(
+            AttributeNotFoundError, match="a.example.com/numa or b.example.com/numa"
+        ):
+            device.attribute("numa", 5)  # a default does not hide a name spelled wrong
+        # Qualified names are taken as spelled; names found nowhere are simply absent.
+        assert device.attribute("resource.kubernetes.io/pciBusID") == "0000:1b:00.0"
+        assert device.get_attribute("gpu.example.com/pciBusID") is None
+        assert device.attribute("uuid", "none") == "none"
+
+    def test_the_drivers_own_domain_is_no_other_domain(self) -> None:
+        hand_built = Device(
+            driver="gpu.example.com",
+            attributes={"gpu.example.com/uuid": DeviceAttribute(string="GPU-1")},
+        )
+        assert hand_built.attribute("uuid") == "GPU-1"
 
     def test_value_with_several_members_raises(self) -> None:
         device = decoded_device({"bad": {"int": 1, "string": "x"}, "empty": {}})

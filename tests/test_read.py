@@ -6,26 +6,32 @@ import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from dra_metadata import (
     DEFAULT_MAX_SIZE,
+    Device,
+    DeviceMetadata,
+    DeviceMetadataRequest,
     MetadataConflictError,
     MetadataDecodeError,
     MetadataNotFoundError,
     MetadataReadError,
     MetadataTooLargeError,
     NoMetadataError,
+    ObjectMeta,
     read_claim_metadata,
     read_metadata_file,
     read_template_metadata,
     resource_claim_request_dir,
     resource_claim_template_request_dir,
 )
+from dra_metadata.writer import write_metadata_file
 
-from conftest import UPSTREAM, running_as_root
+from conftest import REPO, UPSTREAM, can_unshare, running_as_root
 from helpers import V1ALPHA1, V1BETA1, compact, stream, wire_object
 
 
@@ -243,13 +249,17 @@ class TestReadRequestDirectory:
 
     def test_only_unrelated_files(self, tmp_path: Path, gpu_dir: Path) -> None:  # case 4
         put(gpu_dir, "unrelated.txt", b"hello")
-        with pytest.raises(MetadataNotFoundError, match="no metadata files found") as info:
+        with pytest.raises(MetadataNotFoundError) as info:
             read_claim_metadata("my-claim", "gpu", root=tmp_path)
         assert info.value.path == gpu_dir
-        assert "holds no *-metadata.json" in str(info.value)
+        assert str(info.value) == (
+            f"{gpu_dir}: no *-metadata.json file in {gpu_dir} (it holds: unrelated.txt): is the "
+            "claim allocated to this container, and does its driver publish device metadata?"
+        )
 
     def test_missing_directory(self, tmp_path: Path) -> None:  # case 5
-        with pytest.raises(MetadataNotFoundError, match="the directory does not exist"):
+        (tmp_path / "resourceclaims" / "my-claim" / "nic").mkdir(parents=True)
+        with pytest.raises(MetadataNotFoundError, match="has no request gpu with metadata"):
             read_claim_metadata("my-claim", "gpu", root=tmp_path)
 
     def test_unrelated_json_ignored(self, tmp_path: Path, gpu_dir: Path) -> None:  # case 6
@@ -328,3 +338,202 @@ class TestReadRequestDirectory:
         put(gpu_dir, "gpu.example.com-metadata.json", stream(wire_object()))
         monkeypatch.setenv("DRA_METADATA_ROOT", str(tmp_path))
         assert read_claim_metadata("my-claim", "gpu").name == "my-claim"
+
+
+SAMPLE = REPO / "examples" / "tree"
+
+
+class TestNotFoundSaysWhatToDo:
+    """Each usual mistake gets its own sentence: what exists, and what to do next."""
+
+    def message(self, call: Callable[[], object]) -> str:
+        with pytest.raises(MetadataNotFoundError) as info:
+            call()
+        return str(info.value)
+
+    def test_the_root_is_missing(self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        absent = tmp_path / "absent"
+        message = self.message(lambda: read_claim_metadata("c", "r", root=absent))
+        assert message == (
+            f"{absent}/resourceclaims/c/r: the metadata root {absent} (from root=) does not "
+            "exist: no DRA device metadata is mounted here (no claim of this container has a "
+            "driver that publishes it); to read a tree elsewhere, pass root= or set "
+            "DRA_METADATA_ROOT"
+        )
+        monkeypatch.setenv("DRA_METADATA_ROOT", str(absent))
+        assert f"{absent} (from $DRA_METADATA_ROOT)" in self.message(
+            lambda: read_claim_metadata("c", "r")
+        )
+        monkeypatch.delenv("DRA_METADATA_ROOT")
+        assert "(from the container default)" in self.message(lambda: read_claim_metadata("c", "r"))
+
+    def test_the_root_is_a_file(self, tmp_path: Path) -> None:
+        root = put(tmp_path, "root", b"")
+        with pytest.raises(MetadataReadError, match="not a directory"):
+            read_claim_metadata("c", "r", root=root)
+
+    def test_the_claim_is_wrong(self) -> None:
+        message = self.message(lambda: read_claim_metadata("nope", "gpu", root=SAMPLE))
+        assert message.endswith(
+            "no claim nope referenced by name has metadata (claims referenced by name: "
+            "fast-net, training-gpus; claims made from templates (pod claim names): "
+            "accelerator); `dra-metadata ls` lists everything mounted"
+        )
+        message = self.message(lambda: read_template_metadata("nope", "gpu", root=SAMPLE))
+        assert "no claim made from a template has the pod claim name nope (" in message
+
+    def test_an_empty_root(self, tmp_path: Path) -> None:
+        message = self.message(lambda: read_claim_metadata("c", "r", root=tmp_path))
+        assert f"(no claim has device metadata under {tmp_path})" in message
+
+    def test_a_template_claim_read_as_a_named_one(self) -> None:
+        message = self.message(lambda: read_claim_metadata("accelerator", "gpu", root=SAMPLE))
+        assert message.endswith(
+            "no claim accelerator referenced by name has metadata, but accelerator is the pod "
+            "claim name of a claim made from a template: use read_template_metadata"
+        )
+        message = self.message(lambda: read_template_metadata("fast-net", "vf", root=SAMPLE))
+        assert message.endswith(
+            "no claim made from a template has the pod claim name fast-net, but claim fast-net "
+            "is referenced by name: use read_claim_metadata"
+        )
+
+    def test_the_request_is_wrong(self) -> None:
+        message = self.message(lambda: read_claim_metadata("training-gpus", "gpus", root=SAMPLE))
+        assert message == (
+            f"{SAMPLE}/resourceclaims/training-gpus/gpus: claim training-gpus has no request "
+            "gpus with metadata (its requests: gpu); `dra-metadata ls` lists everything mounted"
+        )
+        message = self.message(lambda: read_template_metadata("accelerator", "x/y", root=SAMPLE))
+        assert "the claim with pod claim name accelerator has no request x with metadata" in (
+            message
+        )
+
+    def test_the_request_exists_in_the_other_kind(self, tmp_path: Path) -> None:
+        put(tmp_path / "resourceclaims" / "c" / "gpu", "a-metadata.json", stream(wire_object()))
+        (tmp_path / "resourceclaimtemplates" / "c" / "nic").mkdir(parents=True)
+        message = self.message(lambda: read_template_metadata("c", "gpu", root=tmp_path))
+        assert (
+            "the claim with pod claim name c has no request gpu with metadata (its requests: "
+            "nic); claim c has: use read_claim_metadata" in message
+        )
+
+    def test_the_driver_is_wrong(self) -> None:
+        path = SAMPLE / "resourceclaims" / "training-gpus" / "gpu" / "x.example.com-metadata.json"
+        message = self.message(
+            lambda: read_claim_metadata("training-gpus", "gpu", driver="x.example.com", root=SAMPLE)
+        )
+        assert message == (
+            f"{path}: driver x.example.com has no metadata file in {path.parent}; drivers with "
+            "a file: gpu.example.com, rdma.example.com (leave out driver= to read them all)"
+        )
+
+
+def pin(path: Path, link: Path) -> int:
+    """Open ``path`` and make ``link`` a name of the open file: as a bind mount pins an inode."""
+    descriptor = os.open(path, os.O_RDONLY)
+    link.parent.mkdir(parents=True, exist_ok=True)
+    link.symlink_to(f"/proc/self/fd/{descriptor}")
+    return descriptor
+
+
+class TestStaleViews:
+    def test_a_replaced_file_is_marked_and_warned_about_once(
+        self, tmp_path: Path, caplog: pytest.LogCaptureFixture
+    ) -> None:
+        host = tmp_path / "host" / "metadata.json"
+        root = tmp_path / "root"
+        write_metadata_file(host, tree_metadata(1), mode="atomic")
+        fresh = resource_claim_request_dir("c", "gpu", root=root) / "b.example.com-metadata.json"
+        write_metadata_file(fresh, tree_metadata(1, "b.example.com"))
+        descriptor = pin(host, fresh.parent / "a.example.com-metadata.json")
+        try:
+            metadata = read_claim_metadata("c", "gpu", root=root)
+            assert [source.stale for source in metadata.sources] == [False, False]
+            assert not caplog.records
+            write_metadata_file(host, tree_metadata(2), mode="atomic")  # rename over it
+            for _ in range(3):
+                metadata = read_claim_metadata("c", "gpu", root=root)
+                assert [source.stale for source in metadata.sources] == [True, False]
+                assert metadata.sources[0].generation == 1  # the frozen view
+            (record,) = caplog.records
+            assert (record.name, record.levelname) == ("dra_metadata", "WARNING")
+            pinned = fresh.parent / "a.example.com-metadata.json"
+            assert record.getMessage() == (
+                f"{pinned}: stale view: the driver replaced this file on the host and this "
+                "container still sees the old one (generation 1); restart the container to see "
+                "the new one"
+            )
+            single = read_metadata_file(pinned)
+            assert single.sources[0].stale
+            assert len(caplog.records) == 1  # once per file, whichever reader
+        finally:
+            os.close(descriptor)
+
+    def test_an_in_place_rewrite_is_not_stale(self, tmp_path: Path) -> None:
+        host = tmp_path / "metadata.json"
+        write_metadata_file(host, tree_metadata(1), mode="in-place")
+        descriptor = pin(host, tmp_path / "root" / "a-metadata.json")
+        try:
+            write_metadata_file(host, tree_metadata(2), mode="in-place")
+            (source,) = read_metadata_file(tmp_path / "root" / "a-metadata.json").sources
+            assert (source.stale, source.generation) == (False, 2)
+        finally:
+            os.close(descriptor)
+
+
+def tree_metadata(generation: int, driver: str = "a.example.com") -> DeviceMetadata:
+    return DeviceMetadata(
+        metadata=ObjectMeta(name="c", namespace="default", uid="u", generation=generation),
+        requests=[DeviceMetadataRequest(name="gpu", devices=[Device(driver, "p", "d0")])],
+    )
+
+
+BIND_MOUNT_READER = """
+import logging, sys
+import dra_metadata
+logging.basicConfig(format="%(levelname)s %(message)s")
+for _ in range(2):
+    metadata = dra_metadata.read_claim_metadata("c", "gpu", root=sys.argv[1])
+    print([(s.driver, s.generation, s.stale) for s in metadata.sources], flush=True)
+"""
+
+
+@pytest.mark.skipif(can_unshare() is not None, reason=str(can_unshare()))
+def test_a_real_single_file_bind_mount_goes_stale(tmp_path: Path) -> None:
+    """As in a container: an in-place write is seen, a rename-replace leaves a stale view."""
+    host = tmp_path / "host" / "metadata.json"
+    write_metadata_file(host, tree_metadata(1), mode="in-place")
+    root = tmp_path / "root"
+    container = resource_claim_request_dir("c", "gpu", root=root) / "a.example.com-metadata.json"
+    container.parent.mkdir(parents=True)
+    container.write_bytes(b"")
+    script = 'mount --bind "$0" "$1" && "$2" -c "$3" "$4" && "$2" -c "$5" "$0" && "$2" -c "$3" "$4"'
+    rewrite = (
+        "import sys\n"
+        "from dra_metadata import Device, DeviceMetadata, DeviceMetadataRequest, ObjectMeta\n"
+        "from dra_metadata.writer import write_metadata_file\n"
+        "request = DeviceMetadataRequest('gpu', [Device('a.example.com', 'p', 'a0')])\n"
+        "write_metadata_file(sys.argv[1], DeviceMetadata(metadata=ObjectMeta(name='c', "
+        "namespace='default', uid='u', generation=2), requests=[request]), mode='atomic')\n"
+    )
+    result = subprocess.run(
+        [
+            "unshare", "-m", "--propagation", "private", "sh", "-c", script,
+            str(host), str(container), sys.executable, BIND_MOUNT_READER, str(root), rewrite,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines() == [
+        "[('a.example.com', 1, False)]",
+        "[('a.example.com', 1, False)]",
+        "[('a.example.com', 1, True)]",  # the host has generation 2; this view cannot see it
+        "[('a.example.com', 1, True)]",
+    ]
+    (warning,) = result.stderr.splitlines()  # once per file
+    assert warning.startswith(f"WARNING {container}: stale view: the driver replaced this file")
+    assert container.read_bytes() == b""  # outside the namespace nothing was mounted

@@ -26,14 +26,20 @@ def read(root: Path) -> list[str]:
     single: DeviceMetadata = dra_metadata.read_metadata_file(root / "x-metadata.json")
     sources: Sequence[MetadataSource] = metadata.sources
     generations: list[int] = [source.generation for source in sources]
+    stale: bool = any(source.stale for source in sources)
     uuids: list[str] = []
     for device in (*metadata.devices, *template.devices, *single.devices):
         value: AttributeValue | None = device.attribute("uuid")
         if isinstance(value, str):
             uuids.append(value)
         fallback: AttributeValue | int | None = device.attribute("index", -1)
+        try:
+            device.attribute("pciBusID")
+        except dra_metadata.AttributeNotFoundError as error:
+            suggestions: tuple[str, ...] = error.suggestions
+            del suggestions
         del fallback
-    del generations
+    del generations, stale
     return uuids
 
 

@@ -1,0 +1,170 @@
+"""Why metadata is not there, and what to do next: the sentences of MetadataNotFoundError.
+
+A reader that finds nothing looks around once (only then, never on the way to a good read) to
+say which of the usual mistakes it is: the root is not mounted or points elsewhere, the claim
+name is wrong, the claim is a template claim read as a named one (or the reverse), the request
+name is wrong, or the driver publishes nothing. The hints are worded for the audience: the
+command sets WORDING so that they name its options instead of the Python arguments.
+"""
+
+from __future__ import annotations
+
+import os
+from contextvars import ContextVar
+from pathlib import Path
+from typing import Literal
+
+from dra_metadata._paths import (
+    METADATA_FILE_SUFFIX,
+    RESOURCE_CLAIM_TEMPLATES_SUBDIR,
+    RESOURCE_CLAIMS_SUBDIR,
+    ROOT_ENVIRONMENT_VARIABLE,
+    StrPath,
+    default_root,
+    driver_of_file_name,
+)
+
+Wording = Literal["python", "command"]
+WORDING: ContextVar[Wording] = ContextVar("dra_metadata_wording", default="python")
+"""Whose words the hints use: the Python API's (``root=``) or the command's (``--root``)."""
+
+LISTED_AT_MOST = 10  # names of a directory's entries in a message; a request has a few
+_LS_HINT = "`dra-metadata ls` lists everything mounted"
+
+
+def listing(directory: Path) -> list[str] | None:
+    """The names in ``directory``, byte-wise sorted; None when it cannot be listed."""
+    try:
+        names = os.listdir(directory)
+    except OSError:
+        return None
+    return sorted(names, key=os.fsencode)
+
+
+def shown_names(names: list[str]) -> str:
+    """At most LISTED_AT_MOST names, comma-separated, "and N more" after them."""
+    shown = names[:LISTED_AT_MOST]
+    if len(names) > LISTED_AT_MOST:
+        shown = [*shown, f"and {len(names) - LISTED_AT_MOST} more"]
+    return ", ".join(shown)
+
+
+def _claims(root: Path, subdirectory: str) -> list[str]:
+    names = listing(root / subdirectory) or []
+    return [name for name in names if (root / subdirectory / name).is_dir()]
+
+
+def _option(python: str, command: str) -> str:
+    return command if WORDING.get() == "command" else python
+
+
+def _root_origin(root: StrPath | None) -> str:
+    if root is not None:
+        return _option("root=", "--root")
+    if os.environ.get(ROOT_ENVIRONMENT_VARIABLE):
+        return f"${ROOT_ENVIRONMENT_VARIABLE}"
+    return "the container default"
+
+
+def describe_missing_root(given: StrPath | None) -> str | None:
+    """Why the root (``given``, else the default) cannot hold metadata; None if it can."""
+    root = Path(default_root() if given is None else given)
+    return None if root.is_dir() else _missing_root(root, given)
+
+
+def _missing_root(root: Path, given: StrPath | None) -> str:
+    origin = _root_origin(given)
+    elsewhere = _option("pass root= or set", "pass --root DIR or set")
+    if root.exists():
+        return f"the metadata root {root} (from {origin}) is not a directory"
+    return (
+        f"the metadata root {root} (from {origin}) does not exist: no DRA device metadata is "
+        f"mounted here (no claim of this container has a driver that publishes it); to read a "
+        f"tree elsewhere, {elsewhere} {ROOT_ENVIRONMENT_VARIABLE}"
+    )
+
+
+def _claims_present(root: Path) -> str:
+    named = _claims(root, RESOURCE_CLAIMS_SUBDIR)
+    templates = _claims(root, RESOURCE_CLAIM_TEMPLATES_SUBDIR)
+    if not named and not templates:
+        return f"no claim has device metadata under {root}"
+    parts = []
+    if named:
+        parts.append(f"claims referenced by name: {shown_names(named)}")
+    if templates:
+        parts.append(f"claims made from templates (pod claim names): {shown_names(templates)}")
+    return "; ".join(parts)
+
+
+def _other_kind(template: bool) -> tuple[str, str]:
+    """The subdirectory of the other kind of claim, and how to read that kind instead."""
+    if template:
+        return RESOURCE_CLAIMS_SUBDIR, _option("use read_claim_metadata", "leave out --template")
+    return RESOURCE_CLAIM_TEMPLATES_SUBDIR, _option("use read_template_metadata", "add --template")
+
+
+def _claim_words(claim_name: str, *, template: bool) -> str:
+    if template:
+        return f"the claim with pod claim name {claim_name}"
+    return f"claim {claim_name}"
+
+
+def describe_missing(
+    claim_name: str,
+    request_name: str,
+    *,
+    template: bool,
+    driver: str | None,
+    root: StrPath | None,
+) -> str | None:
+    """Why the request directory (or the driver's file in it) holds no metadata file; None
+    when it does (nothing is missing: it may have been removed and written again since)."""
+    base = Path(default_root() if root is None else root)
+    claims_dir = base / (RESOURCE_CLAIM_TEMPLATES_SUBDIR if template else RESOURCE_CLAIMS_SUBDIR)
+    claim_dir = claims_dir / claim_name
+    request = request_name.partition("/")[0]
+    request_dir = claim_dir / request
+    other_subdirectory, switch = _other_kind(template)
+    other_claim_dir = base / other_subdirectory / claim_name
+    if not base.is_dir():
+        return _missing_root(base, root)
+    if not claim_dir.is_dir():
+        if template:
+            sentence = f"no claim made from a template has the pod claim name {claim_name}"
+            found = f"claim {claim_name} is referenced by name"
+        else:
+            sentence = f"no claim {claim_name} referenced by name has metadata"
+            found = f"{claim_name} is the pod claim name of a claim made from a template"
+        if other_claim_dir.is_dir():
+            return f"{sentence}, but {found}: {switch}"
+        return f"{sentence} ({_claims_present(base)}); {_LS_HINT}"
+    if not request_dir.is_dir():
+        requests = [name for name in listing(claim_dir) or [] if (claim_dir / name).is_dir()]
+        present = f"its requests: {shown_names(requests)}" if requests else "it has no request"
+        sentence = (
+            f"{_claim_words(claim_name, template=template)} has no request {request} with "
+            f"metadata ({present})"
+        )
+        if (other_claim_dir / request).is_dir():
+            sentence += f"; {_claim_words(claim_name, template=not template)} has: {switch}"
+        return f"{sentence}; {_LS_HINT}"
+    return _missing_in_request_dir(request_dir, driver)
+
+
+def _missing_in_request_dir(request_dir: Path, driver: str | None) -> str | None:
+    entries = listing(request_dir) or []
+    drivers = [driver_of_file_name(name) for name in entries if name.endswith(METADATA_FILE_SUFFIX)]
+    if driver in drivers or (driver is None and drivers):
+        return None
+    if driver is not None and drivers:
+        everything = _option("leave out driver=", "leave out --driver")
+        return (
+            f"driver {driver} has no metadata file in {request_dir}; drivers with a file: "
+            f"{shown_names(drivers)} ({everything} to read them all)"
+        )
+    holds = f"it holds: {shown_names(entries)}" if entries else "it is empty"
+    return (
+        f"no *{METADATA_FILE_SUFFIX} file in {request_dir} ({holds}): is the claim allocated "
+        "to this container, and does its driver publish device metadata?"
+    )

@@ -1,0 +1,174 @@
+"""Arguments shared by the subcommands, and the shape of a subcommand.
+
+Every argument is checked before anything is read: a wrong one is a usage error (exit 2) in
+one line that names the option and says what it takes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import re
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, NoReturn
+
+import dra_metadata
+from dra_metadata.cli._exit import EXIT_USAGE, UsageError
+from dra_metadata.cli._output import Output, safe_text
+
+
+@dataclass(frozen=True)
+class Command:
+    """One subcommand: its module in ``_commands`` defines it as ``COMMAND``."""
+
+    name: str
+    summary: str
+    """One line in the list of commands."""
+    description: str
+    examples: tuple[str, ...]
+    add_arguments: Callable[[argparse.ArgumentParser], None]
+    run: Callable[[argparse.Namespace, Output], int]
+    """Returns the exit code; raises UsageError or the library's errors."""
+    exit_codes: str = ""
+    """What the exit codes mean for this command, when that says more than the general list."""
+
+
+class ArgumentParser(argparse.ArgumentParser):
+    """argparse with one-line errors and no abbreviated options (``--temp`` is no option)."""
+
+    def __init__(self, **options: Any) -> None:
+        options.setdefault("formatter_class", argparse.RawDescriptionHelpFormatter)
+        super().__init__(allow_abbrev=False, **options)
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(EXIT_USAGE, f"{self.prog}: {safe_text(message)} (see {self.prog} --help)\n")
+
+
+_DURATION = re.compile(r"([0-9]+(?:\.[0-9]+)?)(ms|s|m|h)?")
+_UNITS = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0, None: 1.0}
+MAX_POLL_INTERVAL = 24 * 3600.0
+
+
+def parse_duration(text: str) -> float:
+    """``90``, ``90s``, ``2m``, ``1h``, ``1m30s``, ``500ms`` -> seconds (ASCII digits only)."""
+    if not text:
+        raise argparse.ArgumentTypeError("empty duration (use e.g. 90s, 2m, 1h)")
+    position, total = 0, 0.0
+    while position < len(text):
+        match = _DURATION.match(text, position)
+        if match is None:
+            raise argparse.ArgumentTypeError(
+                f"invalid duration {text!r} (use e.g. 90s, 2m, 1h, 1m30s, 500ms)"
+            )
+        total += float(match.group(1)) * _UNITS[match.group(2)]
+        position = match.end()
+    if not math.isfinite(total):
+        raise argparse.ArgumentTypeError(f"duration {text!r} is too large")
+    return total
+
+
+def parse_poll_interval(text: str) -> float:
+    """A duration of more than 0 and at most 24 hours."""
+    seconds = parse_duration(text)
+    if not 0 < seconds <= MAX_POLL_INTERVAL:
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: the poll interval must be more than 0 and at most 24h"
+        )
+    return seconds
+
+
+def add_claim_arguments(parser: argparse.ArgumentParser, *, optional: bool = False) -> None:
+    """CLAIM REQUEST [--template] [--driver D]."""
+    nargs = "?" if optional else None
+    parser.add_argument(
+        "claim", metavar="CLAIM", nargs=nargs, help="claim name (pod claim name with --template)"
+    )
+    parser.add_argument(
+        "request",
+        metavar="REQUEST",
+        nargs=nargs,
+        help="request name; request/subrequest for only that subrequest's devices",
+    )
+    parser.add_argument(
+        "--template",
+        action="store_true",
+        help="CLAIM is a pod claim name (pod.spec.resourceClaims[].name) of a claim made from "
+        "a ResourceClaimTemplate",
+    )
+    parser.add_argument("--driver", metavar="D", help="read only driver D's file")
+
+
+def add_output_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "-o",
+        "--output",
+        choices=["table", "json"],
+        help="table (default on a terminal) or json (default otherwise)",
+    )
+
+
+def output_format(arguments: argparse.Namespace, out: Output) -> str:
+    """The -o choice, else a table on a terminal and JSON otherwise."""
+    chosen: str | None = arguments.output
+    return chosen or ("table" if out.is_terminal() else "json")
+
+
+def add_global_arguments(
+    parser: argparse.ArgumentParser, *, default_root: object, default_debug: object
+) -> None:
+    """--root and --debug, accepted before the command and after it.
+
+    The commands' copies default to SUPPRESS, so that they set nothing unless given and a
+    value given before the command stays.
+    """
+    parser.add_argument(
+        "--root",
+        metavar="DIR",
+        default=default_root,
+        help="metadata root (default: $DRA_METADATA_ROOT, else "
+        "/var/run/kubernetes.io/dra-device-attributes)",
+    )
+    parser.add_argument(
+        "--debug", action="store_true", default=default_debug, help="show tracebacks"
+    )
+
+
+def read_claim(
+    arguments: argparse.Namespace, *, validate: dra_metadata.Profile | None = None
+) -> dra_metadata.DeviceMetadata:
+    """The metadata that CLAIM REQUEST [--template] [--driver D] name."""
+    reader = (
+        dra_metadata.read_template_metadata
+        if arguments.template
+        else dra_metadata.read_claim_metadata
+    )
+    return reader(
+        arguments.claim,
+        arguments.request,
+        driver=arguments.driver,
+        root=arguments.root,
+        validate=validate or False,
+    )
+
+
+def refuse(condition: object, message: str) -> None:
+    """A usage error when ``condition`` holds."""
+    if condition:
+        raise UsageError(message)
+
+
+class VersionAction(argparse.Action):
+    """--version, looking the version up only when asked (package metadata is slow to read)."""
+
+    def __init__(self, option_strings: list[str], dest: str, **options: Any) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, **options)
+
+    def __call__(self, parser: argparse.ArgumentParser, *_: object) -> NoReturn:
+        try:
+            version = str(dra_metadata.__version__)
+        except Exception:  # noqa: BLE001 - not installed: run from a source tree
+            version = "unknown"
+        sys.stdout.write(f"{parser.prog} {version}\n")
+        parser.exit()

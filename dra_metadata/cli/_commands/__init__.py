@@ -1,0 +1,23 @@
+"""The subcommands: each module of this package is one, and defines it as ``COMMAND``.
+
+Adding a subcommand is adding a module here; the parser lists them in name order. A run
+imports only the module of the subcommand it runs (the others cost start-up time).
+"""
+
+from __future__ import annotations
+
+import pkgutil
+from importlib import import_module
+
+from dra_metadata.cli._arguments import Command
+
+
+def command_names() -> list[str]:
+    """The name of every subcommand, in order."""
+    return sorted(module.name for module in pkgutil.iter_modules(__path__))
+
+
+def load_command(name: str) -> Command:
+    """The subcommand called ``name`` (one of command_names())."""
+    command: Command = import_module(f"{__name__}.{name}").COMMAND
+    return command

@@ -1,0 +1,88 @@
+"""``dra-metadata exec``: wait if asked, set attribute variables, then become COMMAND.
+
+The safe form of "wait, then start the app with the device's attributes": no shell, no eval,
+and any failure ends here with a documented exit code before COMMAND runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import sys
+
+from dra_metadata.cli._arguments import Command, add_claim_arguments, read_claim
+from dra_metadata.cli._exit import (
+    EXIT_COMMAND_NOT_FOUND,
+    EXIT_NOT_EXECUTABLE,
+    UsageError,
+    complain,
+    report_stale,
+)
+from dra_metadata.cli._output import Output
+from dra_metadata.cli._variables import add_variable_arguments, chosen_variables, variable_values
+from dra_metadata.cli._waiting import add_wait_arguments, check_exec_wait, wait_until_ready
+
+
+def _add_arguments(parser: argparse.ArgumentParser) -> None:
+    add_claim_arguments(parser)
+    add_variable_arguments(parser, required=False)
+    add_wait_arguments(parser, default="default: no wait (--timeout alone waits for file)")
+    parser.set_defaults(command_line=None)
+    parser.usage = "%(prog)s CLAIM REQUEST [options] -- COMMAND [ARG...]"
+
+
+def _run(arguments: argparse.Namespace, out: Output) -> int:
+    command: list[str] | None = arguments.command_line
+    if not command:
+        raise UsageError("exec needs -- COMMAND [ARG...] after its options")
+    chosen = chosen_variables(arguments)
+    wait = check_exec_wait(arguments)
+    if wait is not None:
+        metadata = wait_until_ready(arguments, wait)
+    else:
+        metadata = read_claim(arguments, validate=arguments.validate)
+    values = variable_values(metadata, chosen, arguments.join)
+    stale = [source.path for source in metadata.sources if source.stale]
+    if stale:
+        return report_stale(stale)
+    environment = {**os.environ, **values}
+    if out.stream is not None:
+        out.flush()
+    if sys.stderr is not None:
+        sys.stderr.flush()
+    # Python ignores these at start-up, and ignored signals stay ignored across exec.
+    for ignored in (signal.SIGPIPE, signal.SIGXFSZ):
+        signal.signal(ignored, signal.SIG_DFL)
+    try:
+        os.execvpe(command[0], command, environment)  # noqa: S606 - the user's command, no shell
+    except FileNotFoundError:
+        complain(f"exec {command[0]}: command not found")
+        return EXIT_COMMAND_NOT_FOUND
+    except OSError as error:
+        complain(f"exec {command[0]}: {error.strerror}")
+        return EXIT_NOT_EXECUTABLE
+
+
+COMMAND = Command(
+    name="exec",
+    summary="wait if asked, set attributes as variables, then run a command",
+    description="Optionally wait as `wait` does (--for, or --timeout alone for the files), set "
+    "the variables `env` would print, then replace this process with COMMAND (no shell). Any "
+    "failure exits with its code before COMMAND runs. --require implies --for network-data.",
+    examples=(
+        (
+            "dra-metadata exec --template nic vf --for network-data --timeout 2m "
+            "--attribute resource.kubernetes.io/pciBusID=VF_PCI_ADDRESS -- /app/run"
+        ),
+        (
+            "dra-metadata exec gpus gpu --driver gpu.example.com --attribute "
+            "uuid=CUDA_VISIBLE_DEVICES -- python train.py --epochs 3"
+        ),
+    ),
+    add_arguments=_add_arguments,
+    run=_run,
+    exit_codes="exit codes (before COMMAND runs): 1 timed out or not found, 2 usage, "
+    "3 undecodable or invalid, 4 stale view, 126 COMMAND cannot run, 127 COMMAND not found; "
+    "afterwards COMMAND's own",
+)

@@ -1,0 +1,59 @@
+"""``dra-metadata wait``: block until a request's metadata is ready (for init containers)."""
+
+from __future__ import annotations
+
+import argparse
+
+from dra_metadata.cli._arguments import Command, add_claim_arguments
+from dra_metadata.cli._exit import EXIT_OK, report_stale
+from dra_metadata.cli._output import Output, safe_text
+from dra_metadata.cli._waiting import add_wait_arguments, chosen_wait, wait_until_ready
+
+
+def _add_arguments(parser: argparse.ArgumentParser) -> None:
+    add_claim_arguments(parser)
+    add_wait_arguments(parser, default="default file")
+    parser.add_argument(
+        "-o",
+        "--output",
+        choices=["summary", "json"],
+        default="summary",
+        help="summary (one line, the default) or json (the document show -o json prints)",
+    )
+
+
+def _run(arguments: argparse.Namespace, out: Output) -> int:
+    wait = chosen_wait(arguments)
+    metadata = wait_until_ready(arguments, wait)
+    stale = [source.path for source in metadata.sources if source.stale]
+    if stale:  # ready, but in a view that can no longer change: not what the driver has now
+        return report_stale(stale)
+    if arguments.output == "json":
+        out.write_json(metadata.to_document())
+    else:
+        generations = ", ".join(
+            f"{source.driver or source.path} generation {source.generation}"
+            for source in metadata.sources
+        )
+        summary = f"ready: {wait.description}: {len(metadata.devices)} device(s), {generations}"
+        out.write(f"{safe_text(summary)}\n")
+    return EXIT_OK
+
+
+COMMAND = Command(
+    name="wait",
+    summary="wait until metadata is ready (for init containers)",
+    description="Wait until the metadata of a claim's request is ready, printing every 5 s on "
+    "stderr what it waits for and what it sees; then print a one-line summary (or the JSON "
+    "document with -o json). --require implies --for network-data.",
+    examples=(
+        "dra-metadata wait nic-claim nic --for network-data --timeout 2m",
+        "dra-metadata wait --template nic vf --require interface-name,ips --timeout 2m",
+        "dra-metadata wait gpus gpu --for attribute=uuid --timeout 30s",
+        "dra-metadata wait gpus gpu --driver gpu.example.com --for generation=2",
+    ),
+    add_arguments=_add_arguments,
+    run=_run,
+    exit_codes="exit codes: 0 ready, 1 timed out or not found, 2 usage, 3 undecodable or "
+    "invalid, 4 stale view (restart the container)",
+)

@@ -1,0 +1,91 @@
+"""Exit codes and error reporting: one line on stderr, an exit code a script can act on."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+import dra_metadata
+from dra_metadata import (
+    DeviceMetadataError,
+    MetadataDecodeError,
+    MetadataValidationError,
+    StaleMetadataError,
+)
+from dra_metadata.cli._output import safe_text
+
+PROGRAM = "dra-metadata"
+
+EXIT_OK = 0
+EXIT_NOT_READY = 1
+"""Not ready: timed out, not found, invalid files in ``validate``, output not written."""
+EXIT_USAGE = 2
+EXIT_INVALID = 3
+"""The data exists but cannot be decoded, is invalid (``--validate``) or the files disagree."""
+EXIT_STALE = 4
+"""Stale view: the driver replaced a file on the host; restart the container to see it."""
+EXIT_NOT_EXECUTABLE = 126
+"""``exec``: COMMAND was found but cannot be run (as a shell says it)."""
+EXIT_COMMAND_NOT_FOUND = 127
+"""``exec``: COMMAND was not found (as a shell says it)."""
+EXIT_INTERNAL_ERROR = 70
+"""A bug in this command (EX_SOFTWARE); ``--debug`` shows its traceback."""
+EXIT_INTERRUPTED = 130
+EXIT_BROKEN_PIPE = 141
+"""Whoever read the output went away (``| head -1``): 128 + SIGPIPE, as Unix tools end."""
+EXIT_TERMINATED = 143
+
+EXIT_CODES_HELP = (
+    "exit codes: 0 ok, 1 not ready or not found, 2 usage, 3 undecodable or invalid data, "
+    "4 stale view (restart the container), 70 internal error, 126/127 exec: COMMAND not "
+    "runnable/not found, 130 interrupted, 141 output closed, 143 terminated"
+)
+
+
+class UsageError(Exception):
+    """A command line that cannot be run as given: exit 2, one line saying why."""
+
+
+def complain(message: str, *, program: str = PROGRAM) -> None:
+    """One line on stderr, prefixed with the program's name; text from files shown safely."""
+    if sys.stderr is None:  # closed (2>&-): the exit code says it all
+        return
+    sys.stderr.write(f"{program}: {safe_text(message)}\n")
+    sys.stderr.flush()
+
+
+def exit_code(error: BaseException) -> int:
+    """The exit code of an error the library raised."""
+    if isinstance(error, StaleMetadataError):
+        return EXIT_STALE
+    if isinstance(
+        error, (MetadataDecodeError, MetadataValidationError, dra_metadata.MetadataConflictError)
+    ):
+        return EXIT_INVALID
+    if isinstance(error, dra_metadata.InvalidNameError):
+        return EXIT_USAGE
+    return EXIT_NOT_READY
+
+
+def error_message(error: DeviceMetadataError | OSError) -> str:
+    if isinstance(error, DeviceMetadataError):
+        message = str(error)
+    elif error.filename is not None:
+        message = f"{error.filename}: {error.strerror}"
+    else:
+        message = str(error.strerror or error)
+    if isinstance(error, dra_metadata.WaitTimeoutError):
+        message = f"timed out: {message}"
+    return message
+
+
+def report_stale(paths: Sequence[Path | None]) -> int:
+    """Say which files are stale views and return EXIT_STALE."""
+    names = ", ".join(str(path) for path in paths)
+    complain(
+        f"stale view of {names}: the driver replaced "
+        f"{'this file' if len(paths) == 1 else 'these files'} on the host and this container "
+        "still sees the old content; restart the container to see the new one"
+    )
+    return EXIT_STALE

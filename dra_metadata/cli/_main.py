@@ -1,0 +1,189 @@
+"""The command's entry point: the parser of every subcommand, and how a run ends.
+
+Whatever happens, a run ends with one of the documented exit codes and at most one line on
+stderr; a traceback only with ``--debug``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import os
+import signal
+import sys
+from collections.abc import Sequence
+from types import FrameType
+from typing import NoReturn
+
+from dra_metadata import DeviceMetadataError, InvalidNameError
+from dra_metadata._missing import WORDING
+from dra_metadata._read import WARN_STALE
+from dra_metadata.cli._arguments import ArgumentParser, VersionAction, add_global_arguments
+from dra_metadata.cli._commands import command_names, load_command
+from dra_metadata.cli._exit import (
+    EXIT_BROKEN_PIPE,
+    EXIT_CODES_HELP,
+    EXIT_INTERNAL_ERROR,
+    EXIT_INTERRUPTED,
+    EXIT_NOT_READY,
+    EXIT_TERMINATED,
+    EXIT_USAGE,
+    PROGRAM,
+    UsageError,
+    complain,
+    error_message,
+    exit_code,
+)
+from dra_metadata.cli._output import Output, OutputError
+
+_GLOBAL_OPTIONS_WITH_A_VALUE = frozenset({"--root"})
+EXEC_SEPARATOR = "--"
+"""Everything after the first ``--`` that follows ``exec`` is its COMMAND, options included."""
+_ARGUMENT_LABELS = {
+    "claim_name": "CLAIM",
+    "pod_claim_name": "CLAIM",
+    "request_name": "REQUEST",
+    "driver": "--driver",
+}
+
+
+def build_parser(only: str | None = None) -> ArgumentParser:
+    """The argument parser of the command (also used to document it).
+
+    With ``only``, the name of the subcommand a run names, the other subcommands are listed by
+    name only: their modules are not even imported.
+    """
+    parser = ArgumentParser(
+        prog=PROGRAM,
+        description="Read, wait for and check the DRA device metadata (KEP-5304) that drivers "
+        "publish into this container.",
+        epilog=f"{EXIT_CODES_HELP}\nexample: dra-metadata show my-claim gpu",
+    )
+    parser.add_argument("--version", action=VersionAction, help="print the version and exit")
+    add_global_arguments(parser, default_root=None, default_debug=False)
+    subcommands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    for name in command_names():
+        if only is not None and name != only:
+            subcommands.add_parser(name)  # a name to list: never the one that is parsed
+            continue
+        command = load_command(name)
+        heading = "examples:" if len(command.examples) > 1 else "example:"
+        epilog = "\n".join([heading, *(f"  {example}" for example in command.examples)])
+        if command.exit_codes:
+            epilog += f"\n{command.exit_codes}"
+        subparser = subcommands.add_parser(
+            command.name, help=command.summary, description=command.description, epilog=epilog
+        )
+        command.add_arguments(subparser)
+        add_global_arguments(
+            subparser, default_root=argparse.SUPPRESS, default_debug=argparse.SUPPRESS
+        )
+        subparser.set_defaults(run=command.run)
+    return parser
+
+
+def _subcommand_position(argv: list[str]) -> int | None:
+    """Where the subcommand's name is: the first word after the global options."""
+    position = 0
+    while position < len(argv) and argv[position].startswith("-"):
+        if argv[position] in {"-h", "--help", "--version"}:
+            return None  # the whole command's help or version: every subcommand is listed
+        position += 2 if argv[position] in _GLOBAL_OPTIONS_WITH_A_VALUE else 1
+    return position if position < len(argv) else None
+
+
+def split_exec_command(argv: list[str]) -> tuple[list[str], list[str] | None]:
+    """``exec``'s COMMAND apart from the options: everything after its first ``--``."""
+    position = _subcommand_position(argv)
+    if position is None or argv[position] != "exec":
+        return argv, None
+    if EXEC_SEPARATOR not in argv[position + 1 :]:
+        return argv, None
+    separator = argv.index(EXEC_SEPARATOR, position + 1)
+    return argv[:separator], argv[separator + 1 :]
+
+
+def _terminate(signum: int, frame: FrameType | None) -> NoReturn:  # noqa: ARG001
+    raise SystemExit(EXIT_TERMINATED)
+
+
+def _prepare_streams() -> None:
+    """Text a stream cannot encode is escaped (\\xe9), never a UnicodeEncodeError."""
+    for stream in (sys.stdout, sys.stderr):
+        if isinstance(stream, io.TextIOWrapper):
+            stream.reconfigure(errors="backslashreplace")
+
+
+def _silence_stdout() -> None:
+    """After a broken pipe: nothing more to write, not even at exit."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, AttributeError, ValueError):
+        pass
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command; returns the exit code (the console script exits with it)."""
+    given, command_line = split_exec_command(list(sys.argv[1:] if argv is None else argv))
+    _prepare_streams()
+    position = _subcommand_position(given)
+    chosen = None if position is None else given[position]
+    arguments = build_parser(chosen if chosen in command_names() else None).parse_args(given)
+    if command_line is not None:
+        arguments.command_line = command_line
+    signal.signal(signal.SIGTERM, _terminate)
+    wording, warnings = WORDING.set("command"), WARN_STALE.set(False)
+    try:
+        return _run(arguments)
+    finally:
+        WORDING.reset(wording)
+        WARN_STALE.reset(warnings)
+
+
+def _run(arguments: argparse.Namespace) -> int:
+    out = Output(sys.stdout)
+    try:
+        code: int = arguments.run(arguments, out)
+        out.flush()
+    except KeyboardInterrupt:
+        return EXIT_INTERRUPTED
+    except Exception as error:
+        quiet = isinstance(error, (UsageError, BrokenPipeError))
+        if arguments.debug and not quiet:
+            raise
+        return _ending(error, arguments.command)
+    return code
+
+
+def _ending(error: Exception, command: str) -> int:
+    """Say what went wrong (one line at most) and choose the exit code."""
+    if isinstance(error, BrokenPipeError):  # the reader went away (| head -1): end quietly
+        _silence_stdout()
+        code = EXIT_BROKEN_PIPE
+    elif isinstance(error, (UsageError, InvalidNameError)):
+        if isinstance(error, InvalidNameError):  # in the command's words: CLAIM, not claim_name
+            label = _ARGUMENT_LABELS.get(error.argument, error.argument)
+            error = UsageError(f"{label} {error.value!r}: {error.reason}")
+        program = f"{PROGRAM} {command}"
+        complain(f"{error} (see {program} --help)", program=program)
+        code = EXIT_USAGE
+    elif isinstance(error, OutputError):
+        complain(str(error))
+        code = EXIT_NOT_READY
+    elif isinstance(error, (DeviceMetadataError, OSError)):
+        complain(error_message(error))
+        code = exit_code(error)
+    else:
+        complain(
+            f"internal error: {type(error).__name__}: {error} (--debug shows the traceback; "
+            "please report it)"
+        )
+        code = EXIT_INTERNAL_ERROR
+    return code
+
+
+def run() -> NoReturn:
+    """The console script."""
+    sys.exit(main())

@@ -1,0 +1,258 @@
+"""Waiting as ``wait`` and ``exec`` do: --for, --require, --timeout, --poll-interval, -q.
+
+An option only matters when it changes what is waited for: ``--require`` means
+``--for network-data`` (and is refused with any other ``--for``); in ``exec``, ``--timeout``
+alone means ``--for file``, and ``--poll-interval`` or ``-q`` without a wait are refused.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import dra_metadata
+from dra_metadata import Device, DeviceMetadata, MetadataValidationError
+from dra_metadata._missing import describe_missing, shown_names
+from dra_metadata.cli._arguments import parse_duration, parse_poll_interval
+from dra_metadata.cli._exit import PROGRAM, UsageError
+from dra_metadata.cli._output import attribute_text, safe_text
+
+_INT64_MAX = 2**63 - 1
+_CONDITIONS = "file, network-data, generation=N or attribute=NAME[=VALUE]"
+_NETWORK_FIELDS = {
+    "interface-name": "interface_name",
+    "ips": "ips",
+    "hardware-address": "hardware_address",
+}
+_NETWORK_FIELDS.update({field: field for field in _NETWORK_FIELDS.values()})  # Python's names
+
+
+def add_wait_arguments(parser: argparse.ArgumentParser, *, default: str) -> None:
+    parser.add_argument(
+        "--for",
+        dest="condition",
+        metavar="CONDITION",
+        help="file (the files exist and decode), network-data, generation=N (every file), or "
+        f"attribute=NAME[=VALUE] (every device); {default}",
+    )
+    parser.add_argument(
+        "--require",
+        metavar="FIELDS",
+        help="comma-separated interface-name, ips, hardware-address (default interface-name); "
+        "implies --for network-data",
+    )
+    parser.add_argument(
+        "--timeout",
+        type=parse_duration,
+        metavar="DURATION",
+        help="give up after this long (e.g. 90s, 2m, 1h; default: wait for ever)",
+    )
+    parser.add_argument(
+        "--poll-interval",
+        type=parse_poll_interval,
+        metavar="DURATION",
+        help="re-read every DURATION whatever inotify says (default 1s)",
+    )
+    parser.add_argument("--validate", choices=["metadata", "strict"], help="invalid data exits 3")
+    parser.add_argument("-q", "--quiet", action="store_true", help="no progress lines on stderr")
+
+
+@dataclass(frozen=True)
+class Wait:
+    """What to wait for, and a description of it for the progress and ready lines."""
+
+    condition: dra_metadata.Condition
+    description: str
+
+
+def network_fields(text: str) -> tuple[str, ...]:
+    names = [name.strip() for name in text.split(",")]
+    fields = tuple(_NETWORK_FIELDS.get(name) for name in names)
+    unknown = [name for name, field in zip(names, fields, strict=True) if field is None]
+    if unknown or not names:
+        raise UsageError(
+            f"--require {text!r}: use a comma-separated list of interface-name, ips, "
+            "hardware-address"
+        )
+    return tuple(field for field in fields if field is not None)
+
+
+def _asked_for(arguments: argparse.Namespace) -> str | None:
+    """The --for text, with --require's implied network-data; None when neither is given."""
+    text: str | None = arguments.condition
+    if arguments.require is not None:
+        if text not in {None, "network-data"}:
+            raise UsageError(f"--require only goes with --for network-data, not --for {text}")
+        text = "network-data"
+    return text
+
+
+def chosen_wait(arguments: argparse.Namespace, *, default: str = "file") -> Wait:
+    """The wait that --for and --require ask for, else ``default``."""
+    text = _asked_for(arguments)
+    return _parse_wait(arguments, default if text is None else text)
+
+
+def _parse_wait(arguments: argparse.Namespace, text: str) -> Wait:
+    kind, _, rest = text.partition("=")
+    if text == "file":
+        return Wait(lambda _: None, "the metadata files")
+    if text == "network-data":
+        fields = network_fields(arguments.require or "interface-name")
+        condition = dra_metadata.network_data_condition(fields)
+        return Wait(condition, f"network data ({', '.join(fields)}) on every device")
+    if kind == "generation":
+        if not re.fullmatch("[0-9]{1,19}", rest) or int(rest) > _INT64_MAX:
+            raise UsageError(f"--for {text!r}: N must be a whole number (0 to 2^63-1)")
+        return Wait(_generation_condition(int(rest)), f"generation {int(rest)} of every file")
+    if kind == "attribute":
+        name, has_value, value = rest.partition("=")
+        if not name:
+            raise UsageError(f"--for {text!r}: give an attribute name, attribute=NAME[=VALUE]")
+        wanted = f"attribute {name}" + (f"={value}" if has_value else "")
+        condition = _attribute_condition(name, value if has_value else None)
+        return Wait(condition, f"{wanted} on every device")
+    raise UsageError(f"--for {text!r}: use {_CONDITIONS}")
+
+
+def _generation_condition(wanted: int) -> dra_metadata.Condition:
+    def condition(metadata: DeviceMetadata) -> str | None:
+        behind = [s for s in metadata.sources if s.generation < wanted]
+        if behind:
+            seen = ", ".join(f"{s.driver or s.path} generation {s.generation}" for s in behind)
+            return f"{seen} (waiting for {wanted})"
+        return None
+
+    return condition
+
+
+def file_of(metadata: DeviceMetadata, driver: str) -> Path | None:
+    """The file a driver's devices come from."""
+    return next((source.path for source in metadata.sources if source.driver == driver), None)
+
+
+def attributes_of(
+    metadata: DeviceMetadata, name: str
+) -> list[tuple[Device, dra_metadata.DeviceAttribute | None]]:
+    """Each device with its attribute ``name``; a "did you mean" error names the file."""
+    found: list[tuple[Device, dra_metadata.DeviceAttribute | None]] = []
+    driver = ""
+    try:
+        for device in metadata.devices:
+            driver = device.driver
+            found.append((device, device.get_attribute(name)))
+    except dra_metadata.AttributeNotFoundError as error:
+        error.path = file_of(metadata, driver)
+        raise
+    return found
+
+
+def missing_attribute(name: str, devices: Sequence[Device], missing: Sequence[Device]) -> str:
+    """Why ``missing`` devices fail a lookup of ``name``, and what to do about it."""
+    having = [device for device in devices if device not in missing]
+    if not having:
+        present = sorted({key for device in devices for key in device.attributes})
+        listed = f"; the devices' attributes: {shown_names(present)}" if present else ""
+        return f"no device has attribute {name}{listed}"
+    drivers_having = list(dict.fromkeys(device.driver for device in having))
+    drivers_missing = list(dict.fromkeys(device.driver for device in missing))
+    names = ", ".join(device.name for device in missing)
+    if set(drivers_having).isdisjoint(drivers_missing):
+        return (
+            f"only the devices of {' and '.join(drivers_having)} have attribute {name}, not "
+            f"{names} of {' and '.join(drivers_missing)}: add --driver {drivers_having[0]}"
+        )
+    return f"device {names} has no attribute {name} ({len(having)} of {len(devices)} have it)"
+
+
+def _attribute_condition(name: str, value: str | None) -> dra_metadata.Condition:
+    def condition(metadata: DeviceMetadata) -> str | None:
+        devices = metadata.devices
+        if not devices:
+            return "no devices"
+        found = attributes_of(metadata, name)
+        missing = [device for device, attribute in found if attribute is None]
+        if missing:
+            return missing_attribute(name, devices, missing)
+        if value is not None:
+            for device, attribute in found:
+                text = attribute_text(attribute)  # type: ignore[arg-type]
+                if text != value:
+                    return f"device {device.name} has {name}={text}"
+        return None
+
+    return condition
+
+
+def check_exec_wait(arguments: argparse.Namespace) -> Wait | None:
+    """exec's wait: --timeout alone waits for the files; waiting options need a wait."""
+    text = _asked_for(arguments)
+    if text is not None or arguments.timeout is not None:
+        return _parse_wait(arguments, "file" if text is None else text)
+    for given, option in (
+        (arguments.poll_interval is not None, "--poll-interval"),
+        (arguments.quiet, "-q/--quiet"),
+    ):
+        if given:
+            raise UsageError(f"{option} only applies to a wait: add --for or --timeout")
+    return None
+
+
+def wait_until_ready(arguments: argparse.Namespace, wait: Wait) -> DeviceMetadata:
+    """Wait as the arguments say; progress on stderr every 5 s unless -q."""
+    validate: dra_metadata.Profile | None = arguments.validate
+
+    def checked(metadata: DeviceMetadata) -> str | None:
+        if validate:
+            from dra_metadata._validate import iter_source_errors  # noqa: PLC0415 - when asked
+
+            errors = tuple(iter_source_errors(metadata, validate))
+            if errors:
+                raise MetadataValidationError(errors, metadata, path=None)
+        return wait.condition(metadata)
+
+    started = time.monotonic()
+
+    def progress(reason: str) -> None:
+        if not arguments.quiet:
+            elapsed = time.monotonic() - started
+            line = f"waiting for {wait.description} ({elapsed:.0f}s): {reason}"
+            sys.stderr.write(f"{PROGRAM}: {safe_text(line)}\n")
+            sys.stderr.flush()
+
+    try:
+        return dra_metadata.wait_until(
+            checked,
+            arguments.claim,
+            arguments.request,
+            template=arguments.template,
+            driver=arguments.driver,
+            root=arguments.root,
+            timeout=arguments.timeout,
+            poll_interval=arguments.poll_interval or 1.0,
+            progress=progress,
+        )
+    except dra_metadata.WaitTimeoutError as error:
+        if error.metadata is not None:
+            raise
+        # Nothing was ever there: say what is, as a reader would.
+        hint = describe_missing(
+            arguments.claim,
+            arguments.request,
+            template=arguments.template,
+            driver=arguments.driver,
+            root=arguments.root,
+        )
+        if hint is None:  # files there, but never readable: the reason says why
+            raise
+        raise dra_metadata.WaitTimeoutError(
+            f"{error.reason}; {hint}",
+            metadata=None,
+            path=error.path,
+            timeout=error.timeout,
+        ) from None
