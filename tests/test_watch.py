@@ -654,3 +654,25 @@ def test_real_single_file_bind_mount(tmp_path: Path, polling: bool) -> None:
         finally:
             watcher.kill()
     assert container.read_bytes() == b""  # outside the namespace nothing was mounted
+
+
+def test_async_watch_does_not_spin_while_the_caller_is_busy(tmp_path: Path) -> None:
+    # Events arriving while the body of ``async for`` awaits something else are read at once;
+    # a readable descriptor left unread would wake the event loop again and again.
+    path = tmp_path / "nic.example.com-metadata.json"
+    write_metadata_file(path, metadata(1))
+
+    async def main() -> float:
+        async for event in dra_metadata.awatch_metadata_file(path, timeout=10):
+            if event.kind is CREATED:  # the watch pauses (and waits on inotify) after this
+                asyncio.get_running_loop().call_later(
+                    0.05, lambda: write_metadata_file(path, metadata(2), mode="in-place")
+                )
+                continue
+            write_metadata_file(path, metadata(3), mode="in-place")  # pending while we sleep
+            start = time.process_time()
+            await asyncio.sleep(0.5)
+            return time.process_time() - start
+        return 0.0
+
+    assert asyncio.run(main()) < 0.25  # a spinning loop burns the whole 0.5 s
