@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Literal
 
-from dra_metadata._errors import MetadataWriteError
+from dra_metadata._errors import MetadataNotFoundError, MetadataWriteError
 from dra_metadata._paths import MAX_FILE_NAME_BYTES, StrPath
 
 WriteMode = Literal["atomic", "in-place"]
@@ -130,8 +130,13 @@ class Directory:
         if root is None:
             if create:
                 _make_directories(target, target.parent)
-            with _step(target, f"open directory {target.parent}"):
-                descriptor = os.open(target.parent, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+            try:
+                with _step(target, f"open directory {target.parent}"):
+                    descriptor = os.open(target.parent, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+            except MetadataWriteError as error:
+                if error.errno == errno.ENOENT:
+                    raise _missing(target, target.parent) from None
+                raise
         else:
             descriptor = _walk(target, Path(root), create=create)
         directory = cls(target, descriptor)
@@ -270,15 +275,19 @@ def _walk(target: Path, root: Path, *, create: bool) -> int:
             inner = _open_below(target, descriptor, name, shown, create=create)
             os.close(descriptor)
             descriptor = inner
-    except FileNotFoundError as error:
+    except FileNotFoundError:
         os.close(descriptor)
-        raise MetadataWriteError(
-            f"{shown} does not exist", path=target, os_errno=error.errno
-        ) from None
+        raise _missing(target, shown) from None
     except BaseException:
         os.close(descriptor)
         raise
     return descriptor
+
+
+def _missing(target: Path, directory: Path) -> MetadataNotFoundError:
+    return MetadataNotFoundError(
+        f"the directory {directory} does not exist (nothing to update)", path=target
+    )
 
 
 def temporary_name(name: str) -> str:

@@ -395,6 +395,16 @@ class TestWriterErrors:
                 call()
         assert existing.read_bytes() == before
 
+    def test_updating_a_missing_file_is_not_found(self, tmp_path: Path) -> None:
+        for call in (
+            lambda: update_metadata_file(tmp_path / "no" / "d-metadata.json", []),
+            lambda: update_metadata_file(tmp_path / "d-metadata.json", []),
+            lambda: MetadataTree(tmp_path).update("c", "r", "d", devices=[]),
+        ):
+            with pytest.raises(dra_metadata.MetadataNotFoundError, match="does not exist"):
+                call()
+        assert os.listdir(tmp_path) == []
+
     @pytest.mark.parametrize("mode", ["atomic", "in-place"])
     def test_io_failures_are_write_errors_naming_the_file(self, tmp_path: Path, mode: str) -> None:
         directory_target = tmp_path / "d-metadata.json"
