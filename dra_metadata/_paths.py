@@ -85,14 +85,25 @@ def metadata_file_name(driver: str) -> str:
     a driver name of at most 241 bytes) is an InvalidNameError, as any other invalid name.
     """
     name = _check_name("driver", driver) + METADATA_FILE_SUFFIX
+    return check_file_name_length(
+        "driver",
+        driver,
+        name,
+        f"its file name {name[:20]}...{METADATA_FILE_SUFFIX}",
+        f" ({MAX_FILE_NAME_BYTES - len(METADATA_FILE_SUFFIX)} bytes of driver name)",
+    )
+
+
+def check_file_name_length(
+    argument: str, value: object, name: str, what: str, hint: str = ""
+) -> str:
+    """``name`` (made from ``value``) if it fits in a file name, else an InvalidNameError."""
     size = len(name.encode("utf-8"))
     if size > MAX_FILE_NAME_BYTES:
         raise InvalidNameError(
-            "driver",
-            driver,
-            f"its file name {name[:20]}...{METADATA_FILE_SUFFIX} would be {size} bytes long, "
-            f"at most {MAX_FILE_NAME_BYTES} allowed "
-            f"({MAX_FILE_NAME_BYTES - len(METADATA_FILE_SUFFIX)} bytes of driver name)",
+            argument,
+            value,
+            f"{what} would be {size} bytes long, at most {MAX_FILE_NAME_BYTES} allowed{hint}",
         )
     return name
 

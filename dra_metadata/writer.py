@@ -14,7 +14,7 @@ from typing import Any, Literal
 
 import orjson
 
-from dra_metadata._errors import InvalidNameError, MetadataEncodeError
+from dra_metadata._errors import MetadataEncodeError
 from dra_metadata._models import (
     AttributeMap,
     Device,
@@ -27,10 +27,10 @@ from dra_metadata._models import (
     wire_attribute,
 )
 from dra_metadata._paths import (
-    MAX_FILE_NAME_BYTES,
     StrPath,
     _check_name,
     _request_directory_name,
+    check_file_name_length,
 )
 from dra_metadata._read import DEFAULT_MAX_SIZE, read_metadata_file
 from dra_metadata._versions import KIND, KNOWN_API_VERSIONS
@@ -349,15 +349,12 @@ def host_metadata_file_path(
     ``<plugin_data_dir>/dra-device-metadata/<namespace>_<claim_name>/<request>/metadata.json``,
     with the top-level request name (``gpu/high-memory`` -> ``gpu``).
     """
-    claim_dir = f"{_check_name('namespace', namespace)}_{_check_name('claim_name', claim_name)}"
-    size = len(claim_dir.encode("utf-8"))
-    if size > MAX_FILE_NAME_BYTES:
-        raise InvalidNameError(
-            "claim_name",
-            claim_name,
-            f"the directory name <namespace>_<claim_name> would be {size} bytes long, "
-            f"at most {MAX_FILE_NAME_BYTES} allowed",
-        )
+    claim_dir = check_file_name_length(
+        "claim_name",
+        claim_name,
+        f"{_check_name('namespace', namespace)}_{_check_name('claim_name', claim_name)}",
+        "the directory name <namespace>_<claim_name>",
+    )
     request = _request_directory_name(request_name)
     return (
         Path(plugin_data_dir)

@@ -41,6 +41,7 @@ from dra_metadata import (
 )
 from dra_metadata.testing import MetadataTree
 from dra_metadata.writer import update_metadata_file, write_metadata_file
+from test_watch import can_unshare
 
 from conftest import running_as_root
 
@@ -112,17 +113,6 @@ def child_json(code: str, *arguments: str, **options: Any) -> Any:
     return json.loads(run_child(code, *arguments, **options).stdout)
 
 
-def _unshare_problem() -> str | None:
-    if not running_as_root():
-        return "needs root for a private mount namespace"
-    if shutil.which("unshare") is None:
-        return "needs unshare (util-linux)"
-    probe = subprocess.run(["unshare", "-m", "true"], capture_output=True, check=False)
-    if probe.returncode != 0:
-        return f"unshare -m is not allowed here: {probe.stderr.decode().strip()}"
-    return None
-
-
 def _strace_problem() -> str | None:
     if shutil.which("strace") is None:
         return "needs strace to inject failing system calls"
@@ -132,7 +122,7 @@ def _strace_problem() -> str | None:
     return None
 
 
-UNSHARE_PROBLEM = _unshare_problem()
+UNSHARE_PROBLEM = can_unshare()
 STRACE_PROBLEM = _strace_problem()
 needs_unshare = pytest.mark.skipif(UNSHARE_PROBLEM is not None, reason=str(UNSHARE_PROBLEM))
 needs_strace = pytest.mark.skipif(STRACE_PROBLEM is not None, reason=str(STRACE_PROBLEM))
@@ -394,6 +384,15 @@ class TestWriterErrors:
             with pytest.raises((ValueError, TypeError)):
                 call()
         assert existing.read_bytes() == before
+
+    def test_host_directory_names_must_fit(self) -> None:
+        from dra_metadata.writer import host_metadata_file_path  # noqa: PLC0415
+
+        assert host_metadata_file_path("/p", "n" * 63, "c" * 191, "r").parent.parent.name == (
+            "n" * 63 + "_" + "c" * 191
+        )
+        with pytest.raises(InvalidNameError, match="would be 256 bytes long"):
+            host_metadata_file_path("/p", "n" * 63, "c" * 192, "r")
 
     def test_updating_a_missing_file_is_not_found(self, tmp_path: Path) -> None:
         for call in (
