@@ -236,6 +236,10 @@ class Directory:
                 os.fsync(descriptor)
             except OSError as error:
                 raise _restored(self.target, descriptor, previous, error, created) from None
+            except BaseException:  # interrupted (Ctrl-C): put the old content back all the same
+                if not created:
+                    _restore(descriptor, previous)
+                raise
         except BaseException:
             if created:
                 with contextlib.suppress(OSError):
@@ -327,6 +331,17 @@ def _reserve(descriptor: int, size: int, previous_size: int) -> None:
             raise
 
 
+def _restore(descriptor: int, previous: bytes) -> OSError | None:
+    """Put ``previous`` back as the whole content; the error if that failed too."""
+    try:
+        os.ftruncate(descriptor, 0)
+        _write_all(descriptor, previous, 0)
+        os.fsync(descriptor)
+    except OSError as error:
+        return error
+    return None
+
+
 def _restored(
     target: Path, descriptor: int, previous: bytes, error: OSError, created: bool
 ) -> MetadataWriteError:
@@ -336,11 +351,8 @@ def _restored(
         return MetadataWriteError(
             f"{failure}; the new file was removed", path=target, os_errno=error.errno
         )
-    try:
-        os.ftruncate(descriptor, 0)
-        _write_all(descriptor, previous, 0)
-        os.fsync(descriptor)
-    except OSError as second:
+    second = _restore(descriptor, previous)
+    if second is not None:
         return MetadataWriteError(
             f"{failure}; restoring the previous content failed too ({second.strerror}): the "
             "file is left incomplete",

@@ -620,6 +620,17 @@ def test_injected_failures(tmp_path: Path, mode: str, rule: str, said: str) -> N
 
 
 @needs_strace
+def test_a_failed_restore_is_said(tmp_path: Path) -> None:
+    # Every write fails: the old content cannot be put back either, and the error says so.
+    path = tmp_path / f"{DRIVER}-metadata.json"
+    write_metadata_file(path, metadata(1))
+    error, _ = child_json(INJECTED, str(path), "in-place", prefix=injecting("pwrite64:error=EIO"))
+    assert error["errno"] == errno.EIO
+    assert "restoring the previous content failed too (Input/output error)" in error["message"]
+    assert "the file is left incomplete" in error["message"]
+
+
+@needs_strace
 def test_a_failing_directory_sync_says_the_new_file_is_in_place(tmp_path: Path) -> None:
     path = tmp_path / f"{DRIVER}-metadata.json"
     write_metadata_file(path, metadata(1))
