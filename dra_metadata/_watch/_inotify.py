@@ -85,6 +85,7 @@ class Hints:
     def _give_up(self, reason: str) -> None:
         log_polling(reason)
         self.close()
+        self.overflowed = True  # events may have been lost: look at everything again
 
     def _add_watch(self, path: Path, mask: int) -> int | None:
         try:
