@@ -388,7 +388,7 @@ class TestFallback:
 
     def test_polls_when_inotify_cannot_be_had(self, tmp_path: Path) -> None:
         # A real EMFILE from inotify_init1: the child has no descriptor left when the watch
-        # starts; one is freed later for the writer and the watcher's reads.
+        # starts; some are freed later for the writer and the watcher's reads.
         path = tmp_path / "nic.example.com-metadata.json"
         code = (
             "import logging, os, resource, sys, threading, time\n"
@@ -402,9 +402,10 @@ class TestFallback:
             "def write(generation):\n"
             "    write_metadata_file(path, DeviceMetadata(metadata=ObjectMeta(generation=generation)))\n"
             "open_now = len(os.listdir('/proc/self/fd')) - 1\n"
-            "resource.setrlimit(resource.RLIMIT_NOFILE, (open_now + 2, open_now + 2))\n"
-            "spares = [os.open('/dev/null', os.O_RDONLY) for _ in range(2)]\n"
-            "def writer():  # then frees one descriptor for itself, one for the watcher\n"
+            "resource.setrlimit(resource.RLIMIT_NOFILE, (open_now + 3, open_now + 3))\n"
+            "spares = [os.open('/dev/null', os.O_RDONLY) for _ in range(3)]\n"
+            "def writer():  # then frees two descriptors for itself (directory and temporary\n"
+            "    # file), one for the watcher\n"
             "    time.sleep(0.2)\n"
             "    for spare in spares:\n"
             "        os.close(spare)\n"
