@@ -95,11 +95,7 @@ def _make_directories(target: Path, directory: Path) -> None:
     """mkdir -p ``directory`` (following symlinks), with errors naming the culprit."""
     missing: list[Path] = []
     current = directory
-    while not current.is_dir():
-        if current.exists() or current.is_symlink():
-            raise MetadataWriteError(
-                f"{current} is not a directory", path=target, os_errno=errno.ENOTDIR
-            )
+    while _missing_directory(target, current):
         missing.append(current)
         if current.parent == current:
             break
@@ -107,6 +103,25 @@ def _make_directories(target: Path, directory: Path) -> None:
     for path in reversed(missing):
         with _step(target, f"create directory {path}"), contextlib.suppress(FileExistsError):
             path.mkdir(DIRECTORY_MODE)
+
+
+def _missing_directory(target: Path, path: Path) -> bool:
+    """False for a directory, True when nothing is there; MetadataWriteError for the rest."""
+    try:
+        mode = os.stat(path).st_mode  # noqa: PTH116
+    except (FileNotFoundError, NotADirectoryError):  # the culprit is further up
+        if os.path.lexists(path):
+            raise MetadataWriteError(
+                f"{path} is a symbolic link to nothing", path=target, os_errno=errno.ENOENT
+            ) from None
+        return True
+    except OSError as error:
+        raise MetadataWriteError(
+            f"look at {path}: {error.strerror}", path=target, os_errno=error.errno
+        ) from None
+    if not stat.S_ISDIR(mode):
+        raise MetadataWriteError(f"{path} is not a directory", path=target, os_errno=errno.ENOTDIR)
+    return False
 
 
 class Directory:

@@ -683,6 +683,10 @@ print(json.dumps({
         lambda: wait_for_network_data("locked", "r", root=root, **short)),
     "watch a file in a mode-000 directory": failure(
         lambda: next(watch_claim_metadata("locked", "r", root=root, driver="nic.example.com", **short))),
+    "watch a request below a mode-000 claim directory": failure(
+        lambda: next(watch_claim_metadata("sealed", "r", root=root, **short))),
+    "write below a mode-000 claim directory": failure(
+        lambda: write_metadata_file(root / "resourceclaims" / "sealed" / "r" / "new" / "x", metadata(1))),
     "write into a directory of root's": failure(
         lambda: write_metadata_file(root / "resourceclaims" / "x" / "d-metadata.json", metadata(1))),
 }))
@@ -726,6 +730,7 @@ def test_an_unprivileged_reader() -> None:
         tree = MetadataTree(root)
         tree.add_claim("hidden", "r", DRIVER, ["n"]).chmod(0o000)
         tree.add_claim("locked", "r", DRIVER, ["n"]).parent.chmod(0o000)
+        tree.add_claim("sealed", "r", DRIVER, ["n"]).parent.parent.chmod(0o000)
         (root / "resourceclaims").chmod(0o555)  # nobody may write here; not even root, without caps
         results = child_json(UNPRIVILEGED, str(root), **options)
         for what, error in results.items():

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import errno
 import os
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -69,9 +70,19 @@ def _key(path: Path, driver: str | None) -> str:
 def _not_a_directory(path: Path) -> Path:
     """The first ancestor of ``path`` that exists but is not a directory (for ENOTDIR)."""
     for ancestor in reversed(path.parents):
-        if ancestor.exists() and not ancestor.is_dir():
+        kind = _mode(ancestor)
+        if kind is None:
+            break  # not there, or not to be looked into: the culprit is not further down
+        if not stat.S_ISDIR(kind):
             return ancestor
     return path.parent
+
+
+def _mode(path: Path) -> int | None:
+    try:
+        return os.stat(path).st_mode  # noqa: PTH116
+    except OSError:
+        return None
 
 
 def unreadable(path: Path, action: str, error: OSError) -> MetadataReadError:

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import os
+import stat
 import sys
 from pathlib import Path
 from typing import Any
@@ -40,6 +42,14 @@ def log_polling(reason: str) -> None:
         except (ImportError, OSError):  # out of descriptors: nothing can be said
             return
         logging.getLogger("dra_metadata").info("%s; watching by polling instead", reason)
+
+
+def _is_directory(path: Path) -> bool:
+    """False for anything that cannot be looked at, too (EACCES: the scan reports it)."""
+    try:
+        return stat.S_ISDIR(os.stat(path).st_mode)  # noqa: PTH116
+    except OSError:
+        return False
 
 
 class Hints:
@@ -105,7 +115,7 @@ class Hints:
         if self._inotify is None:
             return
         target = directory
-        while not target.is_dir() and target.parent != target:
+        while not _is_directory(target) and target.parent != target:
             target = target.parent
         if self._directory_watch is not None and self._directory_watch[1] == target:
             return
