@@ -96,6 +96,9 @@ def collect(
     return seen
 
 
+_LATER: list[threading.Thread] = []
+
+
 def later(seconds: float, action: object) -> threading.Thread:
     def run() -> None:
         time.sleep(seconds)
@@ -103,7 +106,18 @@ def later(seconds: float, action: object) -> threading.Thread:
 
     thread = threading.Thread(target=run, daemon=True)
     thread.start()
+    _LATER.append(thread)
     return thread
+
+
+@pytest.fixture(autouse=True)
+def _writers_done() -> Iterator[None]:
+    """A writer started with ``later`` ends within its test: a watcher can see its rename before
+    it has synced and closed the directory, and a descriptor it still holds must not count in
+    the next test."""
+    yield
+    while _LATER:
+        _LATER.pop().join(10)
 
 
 class TestEvents:
