@@ -73,6 +73,27 @@ class MetadataReadError(DeviceMetadataError, OSError):
         return DeviceMetadataError.__str__(self)
 
 
+class MetadataWriteError(DeviceMetadataError, OSError):
+    """A writer could not write the file (also an OSError, with ``errno``).
+
+    `.path` is the metadata file to be written; the message says which step failed, on which
+    file or directory (creating a directory, the temporary file, the rename, a full disk, a
+    read-only file system, a symlink refused). The previous content of the file is kept,
+    unless the message says it could not be.
+    """
+
+    __module__ = "dra_metadata"
+
+    def __init__(self, message: str, *, path: Path, os_errno: int | None = None) -> None:
+        DeviceMetadataError.__init__(self, message, path=path)
+        self.errno = os_errno
+        self.strerror = message
+        self.filename = str(path)
+
+    def __str__(self) -> str:
+        return DeviceMetadataError.__str__(self)
+
+
 class MetadataDecodeError(DeviceMetadataError):
     """The stream cannot be decoded.
 

@@ -20,6 +20,8 @@ ROOT_ENVIRONMENT_VARIABLE = "DRA_METADATA_ROOT"
 """Environment variable that overrides CONTAINER_DIR (tests, host-side tools)."""
 
 _MAX_NAME_BYTES = 253
+MAX_FILE_NAME_BYTES = 255
+"""The longest file name Linux file systems take (NAME_MAX)."""
 
 StrPath = Union[str, "os.PathLike[str]"]
 
@@ -77,8 +79,33 @@ def _request_directory_name(request_name: object) -> str:
 
 
 def metadata_file_name(driver: str) -> str:
-    """The file name a driver uses in a request directory: ``<driver>-metadata.json``."""
-    return _check_name("driver", driver) + METADATA_FILE_SUFFIX
+    """The file name a driver uses in a request directory: ``<driver>-metadata.json``.
+
+    A driver name that would make the file name longer than a file system allows (255 bytes:
+    a driver name of at most 241 bytes) is an InvalidNameError, as any other invalid name.
+    """
+    name = _check_name("driver", driver) + METADATA_FILE_SUFFIX
+    return check_file_name_length(
+        "driver",
+        driver,
+        name,
+        f"its file name {name[:20]}...{METADATA_FILE_SUFFIX}",
+        f" ({MAX_FILE_NAME_BYTES - len(METADATA_FILE_SUFFIX)} bytes of driver name)",
+    )
+
+
+def check_file_name_length(
+    argument: str, value: object, name: str, what: str, hint: str = ""
+) -> str:
+    """``name`` (made from ``value``) if it fits in a file name, else an InvalidNameError."""
+    size = len(name.encode("utf-8"))
+    if size > MAX_FILE_NAME_BYTES:
+        raise InvalidNameError(
+            argument,
+            value,
+            f"{what} would be {size} bytes long, at most {MAX_FILE_NAME_BYTES} allowed{hint}",
+        )
+    return name
 
 
 def resource_claim_request_dir(

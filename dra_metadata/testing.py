@@ -11,17 +11,21 @@ without a ``root=`` works unchanged in tests. This module does not need pytest.
 
 from __future__ import annotations
 
+import errno
+import os
 import shutil
+import stat
 import uuid
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from pathlib import Path
 
-from dra_metadata._errors import MetadataNotFoundError
+from dra_metadata._errors import MetadataNotFoundError, MetadataWriteError
 from dra_metadata._models import Device, DeviceMetadata, DeviceMetadataRequest, ObjectMeta
-from dra_metadata._paths import StrPath, metadata_file_name, request_dir
+from dra_metadata._paths import StrPath, _check_name, metadata_file_name, request_dir
 from dra_metadata._read import read_metadata_file
 from dra_metadata._versions import KNOWN_API_VERSIONS
+from dra_metadata._write import check_mode
 from dra_metadata.writer import (
     WriteMode,
     _check_versions,
@@ -42,7 +46,9 @@ class MetadataTree:
 
     Files are written with the versions and the write mode given here (newest versions first,
     atomic replace: what the beta writer does), unless a call says otherwise. Claim UIDs are
-    derived from namespace and name, so trees are reproducible.
+    derived from namespace and name, so trees are reproducible. Names are checked as the
+    readers check them (InvalidNameError), and nothing is ever written or removed through a
+    symlink below the root (MetadataWriteError).
     """
 
     def __init__(
@@ -56,9 +62,15 @@ class MetadataTree:
     ) -> None:
         self.root = Path(root)
         self.versions = _check_versions(versions)
-        self.mode: WriteMode = mode
-        self.namespace = namespace
+        self.mode: WriteMode = check_mode(mode)
+        self.namespace = _check_name("namespace", namespace)
         self.pool = pool
+
+    def __repr__(self) -> str:
+        return (
+            f"MetadataTree({str(self.root)!r}, mode={self.mode!r}, "
+            f"namespace={self.namespace!r}, pool={self.pool!r}, versions={list(self.versions)!r})"
+        )
 
     def path(
         self, claim_name: str, request_name: str, driver: str, *, template: bool = False
@@ -101,6 +113,7 @@ class MetadataTree:
             metadata,
             versions=self.versions if versions is None else versions,
             mode=self.mode if mode is None else mode,
+            root=self.root,
         )
 
     def add_claim(
@@ -153,6 +166,7 @@ class MetadataTree:
 
         ``claim_name`` is the generated claim's name (default ``<pod_claim_name>-<suffix>``).
         """
+        _check_name("pod_claim_name", pod_claim_name)
         generated = (
             claim_name or f"{pod_claim_name}-{uuid.uuid5(_UID_NAMESPACE, pod_claim_name).hex[:5]}"
         )
@@ -185,7 +199,11 @@ class MetadataTree:
         versions: Iterable[str] | None,
         mode: WriteMode | None,
     ) -> Path:
-        claim_namespace = namespace or self.namespace
+        claim_namespace = (
+            self.namespace if namespace is None else _check_name("namespace", namespace)
+        )
+        _check_name("claim_name", claim_name)
+        path = self.path(directory_claim, request_name, driver, template=pod_claim_name is not None)
         metadata = DeviceMetadata(
             metadata=ObjectMeta(
                 name=claim_name,
@@ -198,7 +216,6 @@ class MetadataTree:
                 DeviceMetadataRequest(name=request_name, devices=self._devices(driver, devices))
             ],
         )
-        path = self.path(directory_claim, request_name, driver, template=pod_claim_name is not None)
         return self._write(path, metadata, versions, mode)
 
     def update(
@@ -228,6 +245,7 @@ class MetadataTree:
             new,
             versions=self.versions if versions is None else versions,
             mode=self.mode if mode is None else mode,
+            root=self.root,
         )
 
     def remove(
@@ -250,6 +268,7 @@ class MetadataTree:
             target = request_dir(claim_name, request_name, template=template, root=self.root)
         else:
             target = self.path(claim_name, request_name, driver, template=template)
+        self._refuse_symlinked_directories(target if driver is None else target.parent)
         try:
             if driver is None:
                 shutil.rmtree(target)
@@ -259,6 +278,28 @@ class MetadataTree:
             raise MetadataNotFoundError(
                 "nothing to remove: it does not exist", path=target
             ) from None
+        except OSError as error:
+            raise MetadataWriteError(
+                f"remove: {error.strerror}", path=target, os_errno=error.errno
+            ) from None
+
+    def _refuse_symlinked_directories(self, directory: Path) -> None:
+        """Refuse a symlink as ``directory`` or as any directory between it and the root."""
+        current = self.root
+        for name in directory.relative_to(self.root).parts:
+            current /= name
+            try:
+                is_link = stat.S_ISLNK(os.lstat(current).st_mode)
+            except OSError:
+                return  # missing: the removal says so
+            if is_link:
+                raise MetadataWriteError(
+                    f"refusing to remove through the symbolic link {current} (it points to "
+                    f"{current.readlink()}): a MetadataTree never follows a symlink below "
+                    "its root",
+                    path=directory,
+                    os_errno=errno.ELOOP,
+                )
 
     def read(
         self, claim_name: str, request_name: str, driver: str, *, template: bool = False

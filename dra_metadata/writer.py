@@ -6,9 +6,6 @@ pretty-printed with two-space indentation in Go's key order and escaping, follow
 
 from __future__ import annotations
 
-import contextlib
-import os
-import secrets
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from datetime import datetime, timezone
@@ -29,9 +26,15 @@ from dra_metadata._models import (
     OwnerReference,
     wire_attribute,
 )
-from dra_metadata._paths import StrPath, _check_name, _request_directory_name
+from dra_metadata._paths import (
+    StrPath,
+    _check_name,
+    _request_directory_name,
+    check_file_name_length,
+)
 from dra_metadata._read import DEFAULT_MAX_SIZE, read_metadata_file
 from dra_metadata._versions import KIND, KNOWN_API_VERSIONS
+from dra_metadata._write import FILE_MODE, Directory, WriteMode, check_mode
 
 __all__ = [
     "FILE_MODE",
@@ -44,14 +47,10 @@ __all__ = [
     "write_metadata_file",
 ]
 
-FILE_MODE = 0o644
-"""Permissions of a metadata file, as the upstream writer sets them."""
 HOST_METADATA_DIR_NAME = "dra-device-metadata"
 """Directory below a driver's plugin data directory that holds its metadata files."""
 HOST_METADATA_FILE_NAME = "metadata.json"
 """On the host every request's file is called metadata.json (the driver is in the directory)."""
-
-WriteMode = Literal["atomic", "in-place"]
 
 # Go's encoder escapes these inside strings; in JSON text they can only occur inside strings.
 _GO_ESCAPES = (
@@ -365,7 +364,12 @@ def host_metadata_file_path(
     ``<plugin_data_dir>/dra-device-metadata/<namespace>_<claim_name>/<request>/metadata.json``,
     with the top-level request name (``gpu/high-memory`` -> ``gpu``).
     """
-    claim_dir = f"{_check_name('namespace', namespace)}_{_check_name('claim_name', claim_name)}"
+    claim_dir = check_file_name_length(
+        "claim_name",
+        claim_name,
+        f"{_check_name('namespace', namespace)}_{_check_name('claim_name', claim_name)}",
+        "the directory name <namespace>_<claim_name>",
+    )
     request = _request_directory_name(request_name)
     return (
         Path(plugin_data_dir)
@@ -376,46 +380,11 @@ def host_metadata_file_path(
     )
 
 
-def _fsync_directory(directory: Path) -> None:
-    descriptor = os.open(directory, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+def _encoded(target: Path, metadata: DeviceMetadata, versions: Iterable[str]) -> bytes:
     try:
-        os.fsync(descriptor)
-    finally:
-        os.close(descriptor)
-
-
-def _write_atomically(path: Path, data: bytes) -> None:
-    temporary = path.with_name(f".{path.name}.{secrets.token_hex(6)}.tmp")
-    descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, FILE_MODE)
-    try:
-        try:
-            _write_all(descriptor, data)
-            os.fchmod(descriptor, FILE_MODE)
-            os.fsync(descriptor)
-        finally:
-            os.close(descriptor)
-        temporary.replace(path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            temporary.unlink()
-        raise
-    _fsync_directory(path.parent)
-
-
-def _write_all(descriptor: int, data: bytes) -> None:
-    view = memoryview(data)
-    while view:
-        written = os.write(descriptor, view)
-        view = view[written:]
-
-
-def _write_in_place(path: Path, data: bytes) -> None:
-    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, FILE_MODE)
-    try:
-        _write_all(descriptor, data)
-        os.fsync(descriptor)
-    finally:
-        os.close(descriptor)
+        return encode_stream(metadata, versions=versions)
+    except MetadataEncodeError as error:
+        raise MetadataEncodeError(error.field, error.reason, path=target) from None
 
 
 def write_metadata_file(
@@ -424,6 +393,7 @@ def write_metadata_file(
     *,
     versions: Iterable[str] = KNOWN_API_VERSIONS,
     mode: WriteMode = "atomic",
+    root: StrPath | None = None,
 ) -> Path:
     """Write ``metadata`` as a stream to ``path``, creating parent directories (mode 0755).
 
@@ -431,20 +401,21 @@ def write_metadata_file(
     0644, rename over the target, fsync the directory. Readers see the old or the new file,
     never a partial one, but a container's single-file bind mount keeps the old inode.
     ``mode="in-place"`` (the alpha writer): truncate and rewrite the same inode, which bind
-    mounts follow, at the price of readers possibly seeing a partial file.
+    mounts follow, at the price of readers possibly seeing a partial file; the space is
+    reserved first and the old content put back if writing fails all the same.
+
+    With ``root``, ``path`` must lie below it and nothing below it may be a symlink (the
+    directories are walked without following any); without, the directories are taken as
+    given. A symlink as the file itself is always refused. Arguments are checked before
+    anything on disk changes; every I/O failure is a MetadataWriteError (an OSError with
+    ``errno``) naming the file and the step. Writers take an advisory lock (flock) on the
+    file's directory while they write.
     """
     target = Path(path)
-    try:
-        data = encode_stream(metadata, versions=versions)
-    except MetadataEncodeError as error:
-        raise MetadataEncodeError(error.field, error.reason, path=target) from None
-    target.parent.mkdir(mode=0o755, parents=True, exist_ok=True)
-    if mode == "atomic":
-        _write_atomically(target, data)
-    elif mode == "in-place":
-        _write_in_place(target, data)
-    else:
-        raise ValueError(f"mode must be 'atomic' or 'in-place', not {mode!r}")
+    chosen_mode = check_mode(mode)
+    data = _encoded(target, metadata, versions)
+    with Directory.open(target, root=root, create=True) as directory:
+        directory.write(data, chosen_mode)
     return target
 
 
@@ -458,6 +429,7 @@ def update_metadata_file(
     versions: Iterable[str] | None = None,
     mode: WriteMode = "atomic",
     max_size: int = DEFAULT_MAX_SIZE,
+    root: StrPath | None = None,
 ) -> DeviceMetadata:
     """Apply ``change`` to the file's current object and write it back with generation + 1.
 
@@ -465,25 +437,47 @@ def update_metadata_file(
     sequence of Devices that replaces the devices of the file's single request (what the
     upstream ``UpdateRequestMetadata`` does, e.g. once network data is known). ``versions``
     defaults to the known versions. Returns the object written.
+
+    Read, change and write happen under an advisory lock (flock) on the file's directory, so
+    that several processes updating one file at once lose no update. ``mode``, ``root`` and
+    the errors are those of write_metadata_file; the file must exist.
     """
-    current = read_metadata_file(path, max_size=max_size)
-    if callable(change):
-        updated = change(current)
-        if not isinstance(updated, DeviceMetadata):
-            raise TypeError(
-                f"the change must return a DeviceMetadata, not {type(updated).__name__}"
-            )
-    else:
-        if len(current.requests) != 1:
-            raise ValueError(
-                f"{path}: replacing devices needs a file with exactly one request, "
-                f"found {len(current.requests)}; pass a function instead"
-            )
-        request = DeviceMetadataRequest(name=current.requests[0].name, devices=tuple(change))
-        updated = replace(current, requests=(request,))
-    meta = replace(updated.metadata, generation=current.generation + 1)
-    result = replace(updated, metadata=meta, sources=())
-    write_metadata_file(
-        path, result, versions=KNOWN_API_VERSIONS if versions is None else versions, mode=mode
-    )
+    target = Path(path)
+    chosen_mode = check_mode(mode)
+    chosen_versions = KNOWN_API_VERSIONS if versions is None else _check_versions(versions)
+    if not max_size >= 0:
+        raise ValueError(f"max_size must be a number of bytes >= 0, not {max_size!r}")
+    if not callable(change):
+        change = _checked_devices(change)
+    with Directory.open(target, root=root, create=False) as directory:
+        current = read_metadata_file(target, max_size=max_size)
+        if callable(change):
+            updated = change(current)
+            if not isinstance(updated, DeviceMetadata):
+                raise TypeError(
+                    f"the change must return a DeviceMetadata, not {type(updated).__name__}"
+                )
+        else:
+            if len(current.requests) != 1:
+                raise ValueError(
+                    f"{path}: replacing devices needs a file with exactly one request, "
+                    f"found {len(current.requests)}; pass a function instead"
+                )
+            request = DeviceMetadataRequest(name=current.requests[0].name, devices=change)
+            updated = replace(current, requests=(request,))
+        meta = replace(updated.metadata, generation=current.generation + 1)
+        result = replace(updated, metadata=meta, sources=())
+        directory.write(_encoded(target, result, chosen_versions), chosen_mode)
     return result
+
+
+def _checked_devices(devices: object) -> tuple[Device, ...]:
+    if isinstance(devices, (str, bytes)) or not isinstance(devices, Iterable):
+        raise TypeError(
+            f"change must be a function or a sequence of Devices, not {type(devices).__name__}"
+        )
+    checked = tuple(devices)
+    for device in checked:
+        if not isinstance(device, Device):
+            raise TypeError(f"each device must be a Device, not {type(device).__name__}")
+    return checked

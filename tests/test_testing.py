@@ -310,6 +310,36 @@ class TestMetadataTree:
             MetadataTree(tmp_path, versions=V1BETA1)
         assert not (tmp_path / "resourceclaims").exists()
 
+    def test_names_are_checked_as_the_readers_check_them(self, tmp_path: Path) -> None:
+        tree = MetadataTree(tmp_path)
+        tree.add_claim("c", "r", "d", ["n"])
+        undecodable = "gpu-\udc80"  # what os.fsdecode makes of bytes that are not UTF-8
+        calls = [
+            lambda: tree.add_claim(undecodable, "r", "d", ["n"]),
+            lambda: tree.add_claim("c", undecodable, "d", ["n"]),
+            lambda: tree.add_claim("c", "r", undecodable, ["n"]),
+            lambda: tree.add_claim("c", "r", "d", ["n"], namespace=undecodable),
+            lambda: tree.add_template_claim(undecodable, "r", "d", ["n"]),
+            lambda: tree.add_template_claim("p", "r", "d", ["n"], claim_name=undecodable),
+            lambda: tree.update("c", "r", undecodable, devices=["n"]),
+            lambda: tree.remove(undecodable),
+            lambda: tree.path("c", "r", undecodable),
+            lambda: tree.add_claim("../escape", "r", "d", ["n"]),
+            lambda: MetadataTree(tmp_path, namespace="a/b"),
+        ]
+        for call in calls:
+            with pytest.raises(dra_metadata.InvalidNameError):
+                call()
+        assert sorted(os.listdir(tmp_path / "resourceclaims")) == ["c"]
+        assert not (tmp_path / "resourceclaimtemplates").exists()
+
+    def test_repr(self, tmp_path: Path) -> None:
+        tree = MetadataTree(tmp_path, mode="in-place", versions=[V1ALPHA1], namespace="ml")
+        assert repr(tree) == (
+            f"MetadataTree({str(tmp_path)!r}, mode='in-place', namespace='ml', "
+            f"pool='worker-0', versions=['{V1ALPHA1}'])"
+        )
+
     def test_devices_of_another_driver_are_refused(self, tmp_path: Path) -> None:
         with pytest.raises(ValueError, match="each driver writes its own file"):
             MetadataTree(tmp_path).add_claim("c", "r", "d1", [Device(driver="d2", name="n")])

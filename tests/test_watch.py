@@ -96,6 +96,9 @@ def collect(
     return seen
 
 
+_LATER: list[threading.Thread] = []
+
+
 def later(seconds: float, action: object) -> threading.Thread:
     def run() -> None:
         time.sleep(seconds)
@@ -103,7 +106,18 @@ def later(seconds: float, action: object) -> threading.Thread:
 
     thread = threading.Thread(target=run, daemon=True)
     thread.start()
+    _LATER.append(thread)
     return thread
+
+
+@pytest.fixture(autouse=True)
+def _writers_done() -> Iterator[None]:
+    """A writer started with ``later`` ends within its test: a watcher can see its rename before
+    it has synced and closed the directory, and a descriptor it still holds must not count in
+    the next test."""
+    yield
+    while _LATER:
+        _LATER.pop().join(10)
 
 
 class TestEvents:
@@ -389,7 +403,7 @@ class TestFallback:
 
     def test_polls_when_inotify_cannot_be_had(self, tmp_path: Path) -> None:
         # A real EMFILE from inotify_init1: the child has no descriptor left when the watch
-        # starts; one is freed later for the writer and the watcher's reads.
+        # starts; some are freed later for the writer and the watcher's reads.
         path = tmp_path / "nic.example.com-metadata.json"
         code = (
             "import logging, os, resource, sys, threading, time\n"
@@ -403,9 +417,10 @@ class TestFallback:
             "def write(generation):\n"
             "    write_metadata_file(path, DeviceMetadata(metadata=ObjectMeta(generation=generation)))\n"
             "open_now = len(os.listdir('/proc/self/fd')) - 1\n"
-            "resource.setrlimit(resource.RLIMIT_NOFILE, (open_now + 2, open_now + 2))\n"
-            "spares = [os.open('/dev/null', os.O_RDONLY) for _ in range(2)]\n"
-            "def writer():  # then frees one descriptor for itself, one for the watcher\n"
+            "resource.setrlimit(resource.RLIMIT_NOFILE, (open_now + 3, open_now + 3))\n"
+            "spares = [os.open('/dev/null', os.O_RDONLY) for _ in range(3)]\n"
+            "def writer():  # then frees two descriptors for itself (directory and temporary\n"
+            "    # file), one for the watcher\n"
             "    time.sleep(0.2)\n"
             "    for spare in spares:\n"
             "        os.close(spare)\n"
@@ -655,3 +670,25 @@ def test_real_single_file_bind_mount(tmp_path: Path, polling: bool) -> None:
         finally:
             watcher.kill()
     assert container.read_bytes() == b""  # outside the namespace nothing was mounted
+
+
+def test_async_watch_does_not_spin_while_the_caller_is_busy(tmp_path: Path) -> None:
+    # Events arriving while the body of ``async for`` awaits something else are read at once;
+    # a readable descriptor left unread would wake the event loop again and again.
+    path = tmp_path / "nic.example.com-metadata.json"
+    write_metadata_file(path, metadata(1))
+
+    async def main() -> float:
+        async for event in dra_metadata.awatch_metadata_file(path, timeout=10):
+            if event.kind is CREATED:  # the watch pauses (and waits on inotify) after this
+                asyncio.get_running_loop().call_later(
+                    0.05, lambda: write_metadata_file(path, metadata(2), mode="in-place")
+                )
+                continue
+            write_metadata_file(path, metadata(3), mode="in-place")  # pending while we sleep
+            start = time.process_time()
+            await asyncio.sleep(0.5)
+            return time.process_time() - start
+        return 0.0
+
+    assert asyncio.run(main()) < 0.25  # a spinning loop burns the whole 0.5 s

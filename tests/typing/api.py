@@ -67,9 +67,15 @@ def write(path: Path) -> DeviceMetadata:
     )
     data: bytes = encode_stream(metadata, versions=["metadata.resource.k8s.io/v1beta1"])
     del data
-    write_metadata_file(path, metadata, mode="in-place")
+    try:
+        written: Path = write_metadata_file(path, metadata, mode="in-place", root=path.parent)
+    except dra_metadata.MetadataWriteError as error:
+        code: int | None = error.errno
+        del code
+        raise
+    del written
     device = Device(driver="d", pool="p", name="n", attributes={"a": DeviceAttribute(int=1)})
-    return update_metadata_file(path, [device])
+    return update_metadata_file(path, [device], root=str(path.parent))
 
 
 def errors() -> str:

@@ -1,0 +1,326 @@
+"""The watcher engine: the state of each watched file, and the scans that update it.
+
+Facts that shape it (see the README, "Waiting and watching"):
+
+* Drivers rewrite a file in place (alpha writer) or replace it by rename (beta writer). Inside a
+  container each file is a read-only bind mount of one host file: an in-place write fires
+  IN_MODIFY/IN_CLOSE_WRITE on a watch of the file, its directory sees nothing, and a reader can
+  see an empty or half-written file ("not ready yet"). A host-side rename leaves the container on
+  the old inode forever; the only sign is a link count of 0 ("stale").
+* inotify is blind or missing in some sandboxes and on network file systems: its events are
+  hints (``_inotify.Hints``), and every file is re-read at every poll interval whatever happens.
+* Generations are per file (per driver) and never compared across files.
+
+A scan touches the file system; nothing else here does. Scans happen when inotify says
+something changed, when a file caught mid-write is due for another look, and at every poll
+interval: never merely because a caller woke up (to look at its stop_event, say).
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from dra_metadata._decode import decode_bytes
+from dra_metadata._errors import (
+    MetadataDecodeError,
+    MetadataNotFoundError,
+    MetadataReadError,
+    NoMetadataError,
+)
+from dra_metadata._models import DeviceMetadata, MetadataSource
+from dra_metadata._paths import (
+    METADATA_FILE_SUFFIX,
+    StrPath,
+    driver_of_file_name,
+    metadata_file_name,
+    request_dir,
+)
+from dra_metadata._read import list_metadata_files, read_file_bytes, request_view
+from dra_metadata._watch._events import MetadataEvent, MetadataEventKind, classify
+from dra_metadata._watch._inotify import Hints
+from dra_metadata._watch._options import checked_poll_interval, resolve_force_polling
+
+_FIRST_RETRY_SECONDS = 0.005  # re-read of a file caught in the middle of a write
+_CONFIRM_SECONDS = 0.05  # re-read before reporting a file that cannot be decoded
+
+_Change = tuple[MetadataEventKind, Path, "str | None"]
+
+
+@dataclass
+class _FileState:
+    driver: str | None
+    identity: tuple[int, int] | None = None  # (st_dev, st_ino) of the last good read
+    content: bytes | None = None
+    source: MetadataSource | None = None
+    stale_reported: bool = False
+    retry_at: float | None = None
+    retry_delay: float = _FIRST_RETRY_SECONDS
+    problem: str | None = None  # why the file is not usable yet
+    failed_error: MetadataDecodeError | None = None
+
+
+def _key(path: Path, driver: str | None) -> str:
+    return driver if driver is not None else path.name
+
+
+def _not_a_directory(path: Path) -> Path:
+    """The first ancestor of ``path`` that exists but is not a directory (for ENOTDIR)."""
+    for ancestor in reversed(path.parents):
+        kind = _mode(ancestor)
+        if kind is None:
+            break  # not there, or not to be looked into: the culprit is not further down
+        if not stat.S_ISDIR(kind):
+            return ancestor
+    return path.parent
+
+
+def _mode(path: Path) -> int | None:
+    try:
+        return os.stat(path).st_mode  # noqa: PTH116
+    except OSError:
+        return None
+
+
+def unreadable(path: Path, action: str, error: OSError) -> MetadataReadError:
+    """The MetadataReadError for an OSError met while looking at ``path``.
+
+    ENOENT never gets here: a missing file or directory is "not there yet" to a watcher.
+    """
+    if error.errno == errno.ENOTDIR:
+        reason = f"{_not_a_directory(path)} is not a directory"
+    elif error.errno == errno.ELOOP:
+        reason = "too many levels of symbolic links (a symlink loop?)"
+    else:
+        reason = error.strerror or str(error)
+    return MetadataReadError(f"{action}: {reason}", path=path, os_errno=error.errno)
+
+
+@dataclass
+class Watcher:
+    """The state machine behind every watch and wait, sync or async."""
+
+    directory: Path
+    single_file: Path | None
+    poll_interval: float
+    force_polling: bool
+    files: dict[Path, _FileState] = field(default_factory=dict)
+    removed: dict[Path, MetadataSource] = field(default_factory=dict)
+    full_scan_due: float = 0.0
+    problem: str | None = None
+    """Why the files are not usable yet (absent, being written, undecodable), after a scan."""
+    hints: Hints = field(default_factory=Hints)
+    request_name: str | None = None
+    """The request (or subrequest) the caller asked for; None (a single file) selects nothing."""
+
+    def start_hints(self) -> bool:
+        """Start inotify unless polling is forced or it is running; True when it started."""
+        if self.force_polling or self.hints.active:
+            return False
+        if self.hints.start():
+            self.full_scan_due = 0.0  # look again now that no change can be missed
+            return True
+        return False
+
+    def fileno(self) -> int | None:
+        """The inotify descriptor to wait on, or None while polling."""
+        return self.hints.fileno()
+
+    def drain(self) -> bool:
+        return self.hints.drain()
+
+    def close(self) -> None:
+        self.hints.close()
+
+    def next_wake(self) -> float:
+        """When the next scan is due at the latest (monotonic seconds)."""
+        retries = [state.retry_at for state in self.files.values() if state.retry_at is not None]
+        return min([self.full_scan_due, *retries])
+
+    def due(self, now: float) -> bool:
+        """Whether a scan has anything to do: events arrived, a re-read or a retry is due."""
+        return bool(self.hints.changed) or self.hints.overflowed or now >= self.next_wake()
+
+    def scan(self, now: float) -> list[MetadataEvent]:
+        """Look at the files (re-reading what may have changed) and report what did."""
+        full = now >= self.full_scan_due or self.hints.overflowed
+        if full:
+            self.full_scan_due = now + self.poll_interval
+            self.hints.overflowed = False
+        self.hints.watch_directory(self.directory)
+        changed, self.hints.changed = self.hints.changed, set()
+        changes: list[_Change] = []
+        for path in sorted(set(self._candidates()) | set(self.files), key=_sort_key):
+            self._scan_file(path, now, full=full or path in changed, changes=changes)
+        self.problem = self._describe_problem()
+        if not changes:
+            return []
+        metadata = self.current()
+        generations = {
+            _key(path, state.driver): state.source.generation
+            for path, state in sorted(self.files.items())
+            if state.source is not None
+        }
+        return [
+            MetadataEvent(kind, metadata, generations, (path,), driver)
+            for kind, path, driver in changes
+        ]
+
+    def _candidates(self) -> list[Path]:
+        if self.single_file is not None:
+            return [self.single_file]
+        try:
+            return list_metadata_files(self.directory)
+        except MetadataReadError as error:
+            if error.errno != errno.ENOTDIR:
+                raise
+            raise unreadable(
+                self.directory, "list metadata files", OSError(errno.ENOTDIR, "")
+            ) from None
+
+    def _status(self, path: Path) -> os.stat_result | None:
+        """The status of ``path``; None while it is not there."""
+        try:
+            return os.stat(path)  # noqa: PTH116 - a str or Path, one system call
+        except FileNotFoundError:
+            return None
+        except OSError as error:
+            raise unreadable(path, "look at metadata file", error) from None
+
+    def _scan_file(self, path: Path, now: float, *, full: bool, changes: list[_Change]) -> None:
+        state = self.files.get(path)
+        status = self._status(path)
+        if status is None:
+            if state is not None:
+                del self.files[path]
+                self.hints.unwatch_file(path)
+                if state.source is not None:
+                    self.removed[path] = state.source
+                    changes.append((MetadataEventKind.REMOVED, path, state.driver))
+            return
+        if state is None:
+            name = path.name
+            driver = driver_of_file_name(name) if name.endswith(METADATA_FILE_SUFFIX) else None
+            state = self.files[path] = _FileState(driver)
+        identity = (status.st_dev, status.st_ino)
+        self.hints.watch_file(path, identity)
+        due = state.retry_at is not None and now >= state.retry_at
+        if full or due or state.source is None or identity != state.identity:
+            self._read(path, state, identity, now, changes)
+        # A link count of 0 on the path itself: a bind mount pinning a file unlinked on the host.
+        stale = status.st_nlink == 0 and state.source is not None
+        if stale and not state.stale_reported:
+            changes.append((MetadataEventKind.STALE, path, state.driver))
+        state.stale_reported = stale
+
+    def _read(
+        self,
+        path: Path,
+        state: _FileState,
+        identity: tuple[int, int],
+        now: float,
+        changes: list[_Change],
+    ) -> None:
+        try:
+            data = read_file_bytes(path)
+        except MetadataNotFoundError:
+            return  # removed meanwhile: the next scan reports it
+        if data == state.content and identity == state.identity:
+            state.retry_at = None
+            return
+        try:
+            if not data:
+                raise NoMetadataError("the file is empty (in the middle of a write?)", path=path)
+            result = decode_bytes(data, path)
+        except MetadataDecodeError as error:
+            self._not_decodable(state, error, now)
+            return
+        previous = state.source
+        recreated = previous is None and self.removed.pop(path, None) is not None
+        source = MetadataSource(path, state.driver, result.metadata, result.skipped_versions)
+        state.identity, state.content, state.source = identity, data, source
+        state.retry_at, state.retry_delay, state.problem = None, _FIRST_RETRY_SECONDS, None
+        state.failed_error = None
+        kind = MetadataEventKind.REPLACED if recreated else classify(previous, source)
+        if kind is not None:
+            changes.append((kind, path, state.driver))
+
+    def _not_decodable(self, state: _FileState, error: MetadataDecodeError, now: float) -> None:
+        """A file caught mid-write is re-read soon; one still broken after a pause is reported."""
+        if isinstance(error, NoMetadataError) or error.truncated:
+            state.problem = f"{error.path}: being written or truncated ({error.message})"
+            state.retry_at = now + state.retry_delay
+            state.retry_delay = min(state.retry_delay * 2, self.poll_interval)
+            return
+        if state.failed_error is not None and str(state.failed_error) == str(error):
+            raise error
+        state.failed_error = error
+        state.problem = str(error)
+        state.retry_at = now + _CONFIRM_SECONDS
+
+    def _describe_problem(self) -> str | None:
+        problems = [state.problem for state in self.files.values() if state.problem]
+        if problems:
+            return "; ".join(problems)
+        if not self.files:
+            if self.single_file is not None:
+                return f"{self.single_file} does not exist yet"
+            return f"no *{METADATA_FILE_SUFFIX} file in {self.directory} yet"
+        return None
+
+    def current(self) -> DeviceMetadata | None:
+        """The latest metadata of all readable files (merged), or None."""
+        sources = tuple(
+            state.source
+            for _, state in sorted(self.files.items(), key=lambda item: _sort_key(item[0]))
+            if state.source is not None
+        )
+        if not sources:
+            return None
+        return request_view(sources, self.directory, self.request_name, stale=self.stale_paths())
+
+    def stale_paths(self) -> list[Path]:
+        return [path for path, state in self.files.items() if state.stale_reported]
+
+
+def _sort_key(path: Path) -> bytes:
+    return os.fsencode(path.name)
+
+
+def claim_watcher(
+    claim_name: str,
+    request_name: str,
+    *,
+    template: bool,
+    driver: str | None,
+    root: StrPath | None,
+    poll_interval: float,
+    force_polling: bool | None,
+) -> Watcher:
+    """A watcher of a request directory, or of one driver's file in it; inotify not started.
+
+    Every argument is checked here, at the call, before anything is opened.
+    """
+    directory = request_dir(claim_name, request_name, template=template, root=root)
+    single = directory / metadata_file_name(driver) if driver is not None else None
+    return Watcher(
+        directory,
+        single,
+        checked_poll_interval(poll_interval),
+        resolve_force_polling(force_polling),
+        request_name=request_name,
+    )
+
+
+def file_watcher(path: StrPath, *, poll_interval: float, force_polling: bool | None) -> Watcher:
+    """A watcher of any one metadata file; inotify not started."""
+    file_path = Path(path)
+    return Watcher(
+        file_path.parent,
+        file_path,
+        checked_poll_interval(poll_interval),
+        resolve_force_polling(force_polling),
+    )

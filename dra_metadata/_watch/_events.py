@@ -1,0 +1,63 @@
+"""The event model: what a watch reports, and how one file's change is classified."""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+from dra_metadata._models import DeviceMetadata, MetadataSource
+
+
+class StopEvent(Protocol):
+    """Anything with ``is_set()``: threading.Event, asyncio.Event, multiprocessing.Event."""
+
+    def is_set(self) -> bool: ...
+
+
+class MetadataEventKind(enum.Enum):
+    """What happened to a metadata file."""
+
+    CREATED = "created"
+    """First seen (at start, or when it appeared)."""
+    UPDATED = "updated"
+    """The driver raised the file's generation."""
+    REPLACED = "replaced"
+    """The generation went down, or the content changed under the same generation, or the file
+    came back after being removed: the claim was prepared again."""
+    STALE = "stale"
+    """The file was unlinked on the host; this container's view is frozen (restart it)."""
+    REMOVED = "removed"
+    """The path is gone."""
+
+    __module__ = "dra_metadata"
+
+
+@dataclass(frozen=True, slots=True)
+class MetadataEvent:
+    """One change seen by a watcher."""
+
+    kind: MetadataEventKind
+    metadata: DeviceMetadata | None
+    """The latest metadata of everything watched (merged across drivers), or None."""
+    generations: Mapping[str, int]
+    """Generation of each file present, by driver (by file name when it names no driver)."""
+    paths: tuple[Path, ...]
+    """The file(s) this event is about."""
+    driver: str | None = None
+    """The driver of the file this event is about, when its name says."""
+
+    __module__ = "dra_metadata"
+
+
+def classify(previous: MetadataSource | None, current: MetadataSource) -> MetadataEventKind | None:
+    """The kind of change from ``previous`` to ``current`` of one file (None: no change)."""
+    if previous is None:
+        return MetadataEventKind.CREATED
+    if current.generation > previous.generation:
+        return MetadataEventKind.UPDATED
+    if current.generation < previous.generation or current.metadata != previous.metadata:
+        return MetadataEventKind.REPLACED
+    return None  # the same generation and content, rewritten

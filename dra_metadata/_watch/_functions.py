@@ -1,0 +1,197 @@
+"""The public watch functions, sync and asyncio twins with the same signatures."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import AsyncIterator, Iterator
+
+from dra_metadata._paths import StrPath
+from dra_metadata._watch._engine import Watcher, claim_watcher, file_watcher
+from dra_metadata._watch._events import MetadataEvent, StopEvent
+from dra_metadata._watch._options import checked_timeout
+from dra_metadata._watch._pacing import AsyncPacer, Pacer
+
+
+def _steps(
+    watcher: Watcher, *, timeout: float | None, stop_event: StopEvent | None
+) -> Iterator[MetadataEvent | float]:
+    """The watch loop, shared by sync and async: yields events, and seconds to pause."""
+    deadline = None if timeout is None else time.monotonic() + timeout
+    while stop_event is None or not stop_event.is_set():
+        now = time.monotonic()
+        if watcher.due(now):
+            yield from watcher.scan(now)
+            now = time.monotonic()
+        if deadline is not None and now >= deadline:
+            return
+        wake = watcher.next_wake() if deadline is None else min(watcher.next_wake(), deadline)
+        yield wake - now
+
+
+def _watch(
+    watcher: Watcher, timeout: float | None, stop_event: StopEvent | None
+) -> Iterator[MetadataEvent]:
+    # A generator: nothing is opened before the first next(), everything is closed when the
+    # loop ends, is broken out of or the generator is garbage-collected.
+    pacer = Pacer(watcher, stop_event)
+    try:
+        watcher.start_hints()
+        for item in _steps(watcher, timeout=timeout, stop_event=stop_event):
+            if isinstance(item, MetadataEvent):
+                yield item
+            else:
+                pacer.pause(item)
+    finally:
+        pacer.close()
+        watcher.close()
+
+
+async def _awatch(
+    watcher: Watcher, timeout: float | None, stop_event: StopEvent | None
+) -> AsyncIterator[MetadataEvent]:
+    watcher.start_hints()
+    pacer = AsyncPacer(watcher, stop_event)
+    try:
+        for item in _steps(watcher, timeout=timeout, stop_event=stop_event):
+            if isinstance(item, MetadataEvent):
+                yield item
+            else:
+                await pacer.pause(item)
+    finally:
+        pacer.close()
+        watcher.close()
+
+
+def watch_claim_metadata(
+    claim_name: str,
+    request_name: str,
+    *,
+    driver: str | None = None,
+    root: StrPath | None = None,
+    timeout: float | None = None,
+    poll_interval: float = 1.0,
+    force_polling: bool | None = None,
+    stop_event: StopEvent | None = None,
+) -> Iterator[MetadataEvent]:
+    """Yield a MetadataEvent whenever the metadata of a claim's request changes.
+
+    Files absent at the start are waited for. Ends after ``timeout`` seconds, when
+    ``stop_event`` is set, or when the caller stops iterating; every descriptor is closed then.
+    ``force_polling`` (or ``DRA_METADATA_FORCE_POLLING=1``) polls every ``poll_interval``
+    seconds instead of using inotify, which is otherwise complemented by a re-read at that
+    interval. Raises MetadataReadError for a file or directory that cannot be looked at
+    (permission denied, a symlink loop, a path through a regular file) and MetadataDecodeError
+    for a file that stays undecodable.
+    """
+    watcher = claim_watcher(
+        claim_name,
+        request_name,
+        template=False,
+        driver=driver,
+        root=root,
+        poll_interval=poll_interval,
+        force_polling=force_polling,
+    )
+    return _watch(watcher, checked_timeout(timeout), stop_event)
+
+
+def watch_template_metadata(
+    pod_claim_name: str,
+    request_name: str,
+    *,
+    driver: str | None = None,
+    root: StrPath | None = None,
+    timeout: float | None = None,
+    poll_interval: float = 1.0,
+    force_polling: bool | None = None,
+    stop_event: StopEvent | None = None,
+) -> Iterator[MetadataEvent]:
+    """watch_claim_metadata for a claim made from a template (by its pod claim name)."""
+    watcher = claim_watcher(
+        pod_claim_name,
+        request_name,
+        template=True,
+        driver=driver,
+        root=root,
+        poll_interval=poll_interval,
+        force_polling=force_polling,
+    )
+    return _watch(watcher, checked_timeout(timeout), stop_event)
+
+
+def watch_metadata_file(
+    path: StrPath,
+    *,
+    timeout: float | None = None,
+    poll_interval: float = 1.0,
+    force_polling: bool | None = None,
+    stop_event: StopEvent | None = None,
+) -> Iterator[MetadataEvent]:
+    """watch_claim_metadata for any one metadata file."""
+    watcher = file_watcher(path, poll_interval=poll_interval, force_polling=force_polling)
+    return _watch(watcher, checked_timeout(timeout), stop_event)
+
+
+def awatch_claim_metadata(
+    claim_name: str,
+    request_name: str,
+    *,
+    driver: str | None = None,
+    root: StrPath | None = None,
+    timeout: float | None = None,
+    poll_interval: float = 1.0,
+    force_polling: bool | None = None,
+    stop_event: StopEvent | None = None,
+) -> AsyncIterator[MetadataEvent]:
+    """The asyncio twin of watch_claim_metadata: ``async for event in awatch_...``.
+
+    The inotify descriptor is registered with the event loop; nothing busy-waits. An
+    asyncio.Event as ``stop_event`` is awaited, and ends the watch at once.
+    """
+    watcher = claim_watcher(
+        claim_name,
+        request_name,
+        template=False,
+        driver=driver,
+        root=root,
+        poll_interval=poll_interval,
+        force_polling=force_polling,
+    )
+    return _awatch(watcher, checked_timeout(timeout), stop_event)
+
+
+def awatch_template_metadata(
+    pod_claim_name: str,
+    request_name: str,
+    *,
+    driver: str | None = None,
+    root: StrPath | None = None,
+    timeout: float | None = None,
+    poll_interval: float = 1.0,
+    force_polling: bool | None = None,
+    stop_event: StopEvent | None = None,
+) -> AsyncIterator[MetadataEvent]:
+    """The asyncio twin of watch_template_metadata."""
+    watcher = claim_watcher(
+        pod_claim_name,
+        request_name,
+        template=True,
+        driver=driver,
+        root=root,
+        poll_interval=poll_interval,
+        force_polling=force_polling,
+    )
+    return _awatch(watcher, checked_timeout(timeout), stop_event)
+
+
+def awatch_metadata_file(
+    path: StrPath,
+    *,
+    timeout: float | None = None,
+    poll_interval: float = 1.0,
+    force_polling: bool | None = None,
+    stop_event: StopEvent | None = None,
+) -> AsyncIterator[MetadataEvent]:
+    """The asyncio twin of watch_metadata_file."""
+    watcher = file_watcher(path, poll_interval=poll_interval, force_polling=force_polling)
+    return _awatch(watcher, checked_timeout(timeout), stop_event)

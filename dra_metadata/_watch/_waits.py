@@ -1,0 +1,264 @@
+"""Waiting until metadata is ready: a condition on a DeviceMetadata, fed by a watcher.
+
+One notion of "ready" for every wait: ``condition(metadata)`` returns None, or a sentence saying
+why not. The loop (``_wait_steps``) yields the seconds to pause and returns the ready metadata,
+so a sync driver (``_drive``) and an asyncio one can share it, whatever feeds the watcher.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Generator
+
+from dra_metadata._errors import StaleMetadataError, WaitTimeoutError
+from dra_metadata._models import Device, DeviceMetadata, camel
+from dra_metadata._paths import StrPath
+from dra_metadata._watch._engine import Watcher, claim_watcher
+from dra_metadata._watch._events import StopEvent
+from dra_metadata._watch._options import checked_timeout
+from dra_metadata._watch._pacing import Pacer
+
+Condition = Callable[[DeviceMetadata], "str | None"]
+"""Returns None when the metadata is ready, else a sentence saying why it is not."""
+
+NETWORK_FIELDS = ("interface_name", "ips", "hardware_address")
+"""Fields of NetworkDeviceData that wait_for_network_data can require."""
+
+
+def _generations(metadata: DeviceMetadata) -> str:
+    sources = metadata.sources
+    if len(sources) == 1:
+        return f"generation {sources[0].generation}"
+    return ", ".join(f"{source.driver} generation {source.generation}" for source in sources)
+
+
+def _verdict(watcher: Watcher, condition: Condition) -> tuple[DeviceMetadata | None, str | None]:
+    """The metadata seen and why it is not ready (None: ready). Raises on a stale view."""
+    metadata = watcher.current()
+    reason = condition(metadata) if metadata is not None else None
+    if metadata is not None and reason is None:
+        return metadata, None
+    reason = "; ".join(filter(None, [reason, watcher.problem])) or "not ready"
+    stale = watcher.stale_paths()
+    if stale:
+        raise StaleMetadataError(
+            f"the driver replaced {', '.join(map(str, stale))} on the host and this "
+            f"container keeps seeing the old file ({reason}); restart the container "
+            "to see the new one",
+            metadata=metadata,
+            path=stale[0],
+        )
+    return metadata, reason
+
+
+def _wait_steps(
+    watcher: Watcher,
+    condition: Condition,
+    *,
+    timeout: float | None,
+    stop_event: StopEvent | None,
+    progress: Callable[[str], None] | None,
+    progress_interval: float,
+) -> Generator[float, None, DeviceMetadata]:
+    """Scan when due, judge the metadata after each scan; yield the seconds to pause."""
+    start = time.monotonic()
+    deadline = None if timeout is None else start + timeout
+    next_progress = start + progress_interval
+    metadata: DeviceMetadata | None = None
+    reason = "not ready"
+    while True:
+        now = time.monotonic()
+        if watcher.due(now):
+            watcher.scan(now)
+            metadata, verdict = _verdict(watcher, condition)
+            if verdict is None:
+                assert metadata is not None  # noqa: S101 - ready means there is metadata
+                return metadata
+            reason = verdict
+            if watcher.start_hints():  # not ready at once: now watch for changes
+                continue
+            now = time.monotonic()
+        stopped = stop_event is not None and stop_event.is_set()
+        if stopped or (deadline is not None and now >= deadline):
+            raise WaitTimeoutError(
+                ("stopped; " if stopped else "") + reason,
+                metadata=metadata,
+                path=watcher.single_file or watcher.directory,
+                timeout=timeout if timeout is not None else 0.0,
+            )
+        if progress is not None and now >= next_progress:
+            progress(reason)
+            next_progress = now + progress_interval
+        wake = watcher.next_wake()
+        if deadline is not None:
+            wake = min(wake, deadline)
+        if progress is not None:
+            wake = min(wake, next_progress)
+        yield wake - now
+
+
+def _drive(
+    watcher: Watcher, steps: Generator[float, None, DeviceMetadata], stop_event: StopEvent | None
+) -> DeviceMetadata:
+    pacer = Pacer(watcher, stop_event)
+    try:
+        while True:
+            try:
+                seconds = next(steps)
+            except StopIteration as done:
+                ready: DeviceMetadata = done.value
+                return ready
+            pacer.pause(seconds)
+    finally:
+        pacer.close()
+        watcher.close()
+
+
+def _checked_progress_interval(progress_interval: float) -> float:
+    if not progress_interval > 0:
+        raise ValueError(f"progress_interval must be positive, not {progress_interval!r}")
+    return progress_interval
+
+
+def wait_until(  # noqa: PLR0913 - wait_for's options, and progress reporting
+    condition: Condition,
+    claim_name: str,
+    request_name: str,
+    *,
+    template: bool = False,
+    driver: str | None = None,
+    root: StrPath | None = None,
+    timeout: float | None,
+    poll_interval: float = 1.0,
+    force_polling: bool | None = None,
+    stop_event: StopEvent | None = None,
+    progress: Callable[[str], None] | None = None,
+    progress_interval: float = 5.0,
+) -> DeviceMetadata:
+    """Wait until ``condition(metadata)`` returns None (ready) and return that metadata.
+
+    ``condition`` returns a sentence saying why the metadata is not ready otherwise; it is
+    asked again whenever the files have been looked at, and its sentence ends up in the
+    WaitTimeoutError raised after ``timeout`` seconds (None waits for ever), with the last
+    metadata seen. StaleMetadataError is raised when a file the metadata comes from was
+    replaced on the host and this container can no longer see updates; MetadataReadError and
+    MetadataDecodeError as the watch functions raise them. ``progress`` is called with that
+    sentence every ``progress_interval`` seconds while waiting.
+    """
+    watcher = claim_watcher(
+        claim_name,
+        request_name,
+        template=template,
+        driver=driver,
+        root=root,
+        poll_interval=poll_interval,
+        force_polling=force_polling,
+    )
+    steps = _wait_steps(
+        watcher,
+        condition,
+        timeout=checked_timeout(timeout),
+        stop_event=stop_event,
+        progress=progress,
+        progress_interval=_checked_progress_interval(progress_interval),
+    )
+    return _drive(watcher, steps, stop_event)
+
+
+def wait_for(
+    predicate: Callable[[Device], bool],
+    claim_name: str,
+    request_name: str,
+    *,
+    template: bool = False,
+    driver: str | None = None,
+    root: StrPath | None = None,
+    timeout: float | None,
+    poll_interval: float = 1.0,
+    force_polling: bool | None = None,
+    stop_event: StopEvent | None = None,
+) -> DeviceMetadata:
+    """Wait until every device of the request satisfies ``predicate``; return the metadata.
+
+    ``template=True`` names a claim made from a template by its pod claim name. Raises
+    WaitTimeoutError (a TimeoutError) with the last metadata seen and the reason, or
+    StaleMetadataError.
+    """
+
+    def condition(metadata: DeviceMetadata) -> str | None:
+        devices = metadata.devices
+        if not devices:
+            return f"{_generations(metadata)}, no devices"
+        failing = [device.name for device in devices if not predicate(device)]
+        if failing:
+            names = ", ".join(failing)
+            return f"{_generations(metadata)}, device {names} not ready"
+        return None
+
+    return wait_until(
+        condition,
+        claim_name,
+        request_name,
+        template=template,
+        driver=driver,
+        root=root,
+        timeout=timeout,
+        poll_interval=poll_interval,
+        force_polling=force_polling,
+        stop_event=stop_event,
+    )
+
+
+def network_data_condition(require: tuple[str, ...]) -> Condition:
+    """The condition of wait_for_network_data: every device has the required network fields."""
+    unknown = [name for name in require if name not in NETWORK_FIELDS]
+    if unknown:
+        raise ValueError(f"unknown network data field(s) {unknown}; known: {NETWORK_FIELDS}")
+
+    def condition(metadata: DeviceMetadata) -> str | None:
+        if not metadata.devices:
+            return f"{_generations(metadata)}, no devices"
+        for device in metadata.devices:
+            data = device.network_data
+            if data is None:
+                return f"{_generations(metadata)}, device {device.name} has no networkData"
+            missing = [name for name in require if not getattr(data, name)]
+            if missing:
+                return f"{_generations(metadata)}, device {device.name} has no " + " and no ".join(
+                    f"networkData.{camel(name)}" for name in missing
+                )
+        return None
+
+    return condition
+
+
+def wait_for_network_data(
+    claim_name: str,
+    request_name: str,
+    *,
+    template: bool = False,
+    driver: str | None = None,
+    root: StrPath | None = None,
+    timeout: float | None,
+    require: tuple[str, ...] = ("interface_name",),
+    poll_interval: float = 1.0,
+    force_polling: bool | None = None,
+    stop_event: StopEvent | None = None,
+) -> DeviceMetadata:
+    """Wait until every device of the request has network data with the ``require``d fields.
+
+    Which fields are required is the caller's choice (IPs can legitimately be empty without
+    IPAM): any of "interface_name", "ips", "hardware_address". Raises as wait_for does.
+    """
+    return wait_until(
+        network_data_condition(require),
+        claim_name,
+        request_name,
+        template=template,
+        driver=driver,
+        root=root,
+        timeout=timeout,
+        poll_interval=poll_interval,
+        force_polling=force_polling,
+        stop_event=stop_event,
+    )
