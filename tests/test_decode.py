@@ -401,9 +401,11 @@ class TestBadInput:
         with pytest.raises(MetadataDecodeError, match="byte order mark"):
             decode_stream(b"\xef\xbb\xbf" + stream(wire_object()))
 
-    def test_invalid_utf8_inside_the_object(self) -> None:
-        data = stream(wire_object()).replace(b"LATEST", b"LAT\xffEST")
-        with pytest.raises(MetadataDecodeError, match="invalid UTF-8 byte 0xff"):
+    def test_invalid_utf8_outside_strings_is_a_syntax_error(self) -> None:
+        data = stream(wire_object()).replace(b'"kind"', b'\xff"kind"')
+        with pytest.raises(
+            MetadataDecodeError, match="invalid character 'ÿ' looking for beginning"
+        ):
             decode_stream(data)
 
     def test_invalid_utf8_after_the_object_is_never_read(self) -> None:
@@ -430,9 +432,14 @@ class TestBadInput:
         with pytest.raises(MetadataDecodeError, match='"kind" that is the number 1'):
             decode_stream(stream(wire_object(kind=1)))
 
-    def test_lone_surrogate_in_str_input(self) -> None:
-        with pytest.raises(MetadataDecodeError, match="read metadata object from stream"):
-            decode_stream('{"kind": "\ud800"}')
+    def test_str_input_stands_for_its_bytes(self) -> None:
+        # A str that os.fsdecode or "surrogateescape" made of bytes that are not UTF-8 is read
+        # as those bytes: U+FFFD each, as in Go; other lone surrogates likewise.
+        data = stream(wire_object()).replace(b"my-claim", b"my-\xffclaim")
+        text = data.decode("utf-8", "surrogateescape")
+        assert decode_stream(text).metadata.name == "my-\ufffdclaim"
+        text = text.replace("\udcff", "\ud800")
+        assert decode_stream(text).metadata.name == "my-\ufffd\ufffd\ufffdclaim"
 
     def test_errors_are_device_metadata_errors_without_path(self) -> None:
         with pytest.raises(dra_metadata.DeviceMetadataError) as info:

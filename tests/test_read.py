@@ -157,9 +157,12 @@ class TestReadMetadataFile:
                 read_metadata_file(path, max_size=wrong)  # type: ignore[arg-type]
 
     def test_non_utf8_file(self, tmp_path: Path) -> None:
-        path = put(tmp_path, "x-metadata.json", b'{"kind":"\xc3\x28"}')
-        with pytest.raises(MetadataDecodeError, match="UTF-8"):
-            read_metadata_file(path)
+        # As in Go, each byte that is not UTF-8 inside a string reads as U+FFFD.
+        data = stream(wire_object()).replace(b"my-claim", b"my-\xc3\x28claim")
+        path = put(tmp_path, "x-metadata.json", data)
+        assert read_metadata_file(path).name == "my-\ufffd(claim"
+        with pytest.raises(MetadataDecodeError, match="invalid character"):
+            read_metadata_file(put(tmp_path, "y-metadata.json", b"\xc3\x28"))
 
     def test_permission_denied(self, tmp_path: Path) -> None:
         path = put(tmp_path, "x-metadata.json", stream(wire_object()))
