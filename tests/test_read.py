@@ -288,11 +288,13 @@ class TestReadRequestDirectory:
         assert [source.api_version for source in metadata.sources] == [V1BETA1, V1ALPHA1]
 
     def test_conflicting_claims(self, tmp_path: Path, gpu_dir: Path) -> None:
+        # As Go, the merge succeeds (the uid is left empty); validate= reports the conflict.
         put(gpu_dir, "a-metadata.json", stream(wire_object()))
         other = wire_object(metadata={"name": "my-claim", "namespace": "default", "uid": "other"})
         put(gpu_dir, "b-metadata.json", stream(other))
+        assert read_claim_metadata("my-claim", "gpu", root=tmp_path).uid == ""
         with pytest.raises(MetadataConflictError, match="uid") as info:
-            read_claim_metadata("my-claim", "gpu", root=tmp_path)
+            read_claim_metadata("my-claim", "gpu", root=tmp_path, validate=True)
         assert info.value.field == "uid"
         assert info.value.values == ("uid-1234", "other")
         assert info.value.path == gpu_dir
