@@ -153,7 +153,38 @@ def _str_map(value: object, path: str) -> dict[str, str]:
     return {key: _str(item, f"{path}[{key}]") for key, item in items.items()}
 
 
+class NeedsExactPath(Exception):  # noqa: N818 - a signal, not an error
+    """The object holds what orjson cannot give exactly: read it with the exact parser."""
+
+
+class ExactJson:
+    """A kept JSON value read by the exact parser (integers exact whatever their size)."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+
+_FLOAT_FROM_BIG_INTEGER = 2.0**64  # orjson reads larger integer literals as floats
+
+
 def _json(value: object, path: str) -> Any:  # noqa: ARG001 - same shape as the other checkers
+    """A kept JSON value (fieldsV1), which Go keeps as the bytes of the file.
+
+    orjson turns an integer beyond 64 bits into a float; such an object is read exactly.
+    """
+    if type(value) is ExactJson:
+        return value.value
+    pending = [value]
+    while pending:
+        item = pending.pop()
+        if type(item) is dict:
+            pending.extend(item.values())
+        elif type(item) is list:
+            pending.extend(item)
+        elif type(item) is float and abs(item) >= _FLOAT_FROM_BIG_INTEGER:
+            raise NeedsExactPath
     return value
 
 

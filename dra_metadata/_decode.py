@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from dra_metadata._convert import WireTypeError, describe, metadata_from_wire
+from dra_metadata._convert import NeedsExactPath, WireTypeError, describe, metadata_from_wire
 from dra_metadata._errors import MetadataDecodeError, NoCompatibleVersionError, NoMetadataError
 from dra_metadata._models import DeviceMetadata, builder
 from dra_metadata._versions import KIND, KNOWN_API_VERSIONS, ApiVersionError, normalize_api_version
@@ -211,6 +211,8 @@ def _object_api_version(value: Any, index: int, path: Path | None) -> str:
 
 
 def _decode_known(value: Any, api_version: str, index: int, path: Path | None) -> DeviceMetadata:
+    """The DeviceMetadata of an object of a known version; raises NeedsExactPath for an object
+    that orjson could not give exactly."""
     try:
         if type(value) is dict:
             return metadata_from_wire(value, api_version)
@@ -248,7 +250,7 @@ def _objects_at_once(
     data: bytes, previous_end: int, start: int
 ) -> tuple[list[dict[str, Any]], int] | None:
     """The values from ``start`` up to the last object of the stream, parsed together if they
-    are small flat objects, and where the last object starts; else None.
+    are small flat objects, and where the last of them ends; else None.
 
     The separator between the two previous objects (e.g. "}\n{" or "}{") is turned into
     "},{" and the whole run parsed as one array; the last object, and whatever may follow it,
@@ -275,7 +277,7 @@ def _objects_at_once(
             return None
     if not _split_as_go_does(objects, count, run if text is None else text.encode()):
         return None
-    return objects, last + len(separator) - 1
+    return objects, last + 1
 
 
 def _split_as_go_does(objects: list[Any], separators: int, run: bytes) -> bool:
@@ -359,34 +361,24 @@ def decode_bytes(data: bytes, path: Path | None = None) -> DecodeResult:
     previous_end = 0
     while position < size and data[position] not in _END_OF_STREAM:
         if len(skipped) == _AT_ONCE_AFTER:
-            batch = _objects_at_once(data, previous_end, position)
-            if batch is not None:
-                objects, position = batch
-                found = _skipped_prefix(objects)
-                index += len(found)
-                if found[-1] is None:  # an object that is not skipped: known, or fatal
-                    value = objects[len(found) - 1]
-                    api_version = _object_api_version(value, index, path)
-                    metadata = _decode_known(value, api_version, index, path)
-                    return _build_result(metadata, api_version, tuple(skipped), ())
-                skipped.extend(found)  # type: ignore[arg-type]
-                previous_end = position - 1
+            outcome = _skip_at_once(data, previous_end, position, index, path, skipped)
+            if type(outcome) is DecodeResult:
+                return outcome
+            if outcome is not None:
+                previous_end, index = outcome  # type: ignore[misc]
+                position = _WHITESPACE.match(data, previous_end).end()  # type: ignore[union-attr]
                 continue
         index += 1
         value, end = _read_object(data, position, index, path)
-        if type(value) is dict:  # the usual case first, with as few calls as can be
-            kind = value.get("kind")
-            found_version = value.get("apiVersion")
-            if kind == KIND and type(found_version) is str and found_version in _KNOWN:
-                try:
-                    metadata = metadata_from_wire(value, found_version)
-                except WireTypeError as error:
-                    raise _field_error(error, found_version, index, path) from None
-                return _build_result(metadata, found_version, tuple(skipped), ())
-        api_version = _object_api_version(value, index, path)
+        if not (  # the usual case is classified with as few calls as can be
+            type(value) is dict
+            and value.get("kind") == KIND
+            and type(api_version := value.get("apiVersion")) is str
+            and api_version in _KNOWN
+        ):
+            api_version = _object_api_version(value, index, path)
         if api_version in _KNOWN:
-            metadata = _decode_known(value, api_version, index, path)
-            return _build_result(metadata, api_version, tuple(skipped), ())
+            return _decoded(data, position, value, (api_version, index, path), skipped)
         skipped.append(api_version)
         previous_end = end
         position = _WHITESPACE.match(data, end).end()  # type: ignore[union-attr]
@@ -397,6 +389,53 @@ def decode_bytes(data: bytes, path: Path | None = None) -> DecodeResult:
         "(a file may be in the middle of being written)",
         path=path,
     )
+
+
+def _decoded(
+    data: bytes,
+    position: int,
+    value: Any,
+    where: tuple[str, int, Path | None],
+    skipped: list[str],
+) -> DecodeResult:
+    """The result for the object of a known version at ``position``, already parsed."""
+    api_version, index, path = where
+    try:
+        metadata = _decode_known(value, api_version, index, path)
+    except NeedsExactPath:
+        value, _ = _read_value_exactly(data, position)
+        metadata = _decode_known(value, api_version, index, path)
+    return _build_result(metadata, api_version, tuple(skipped), ())
+
+
+def _skip_at_once(
+    data: bytes,
+    previous_end: int,
+    position: int,
+    index: int,
+    path: Path | None,
+    skipped: list[str],
+) -> DecodeResult | tuple[int, int] | None:
+    """Skip the run of small objects at ``position`` at once, if it is one (`_objects_at_once`).
+
+    Returns the result when the run holds an object of a known version, else where the run ends
+    and the index of its last object; None when the run cannot be read at once. Raises for an
+    object of the run that is neither skipped nor known.
+    """
+    batch = _objects_at_once(data, previous_end, position)
+    if batch is None:
+        return None
+    objects, end = batch
+    found = _skipped_prefix(objects)
+    index += len(found)
+    if found[-1] is None:  # an object that is not skipped: known, or fatal
+        value = objects[len(found) - 1]
+        api_version = _object_api_version(value, index, path)
+        # A flat object holds no fieldsV1, the one thing orjson may not give exactly.
+        metadata = _decode_known(value, api_version, index, path)
+        return _build_result(metadata, api_version, tuple(skipped), ())
+    skipped.extend(found)  # type: ignore[arg-type]
+    return end, index
 
 
 def _read_object(data: bytes, position: int, index: int, path: Path | None) -> tuple[Any, int]:

@@ -22,7 +22,7 @@ from __future__ import annotations
 from bisect import bisect_left
 from typing import Any
 
-from dra_metadata._convert import WireTypeError
+from dra_metadata._convert import ExactJson, WireTypeError
 from dra_metadata._gojson import Number, Pairs, to_python
 from dra_metadata._gotime import TimeFormatError, parse_rfc3339
 from dra_metadata._models import INT64_MAX, INT64_MIN
@@ -147,7 +147,7 @@ class _Raw(_Type):
     """metav1.FieldsV1: any JSON value, kept whole (null makes the pointer nil)."""
 
     def decode(self, node: Any, current: Any, path: str, state: _Decoder) -> Any:  # noqa: ARG002
-        return None if node is None else to_python(node)
+        return None if node is None else ExactJson(to_python(node))
 
 
 class _Struct(_Type):
