@@ -321,18 +321,20 @@ _member_of = dict.__getitem__
 
 def _list_members_are_typed(names: list[str], members: list[Any], found: list[type]) -> bool:
     """Whether each element of the list members has the member's element type (integers in
-    the int64 range)."""
+    the int64 range): the elements of all lists of one element type are checked together."""
     is_list = list(map(is_, found, repeat(list)))
     lists: list[list[Any]] = list(compress(members, is_list))
-    element_types = map(_ATTRIBUTE_LISTS.__getitem__, compress(names, is_list))
-    expected = list(_chain(map(repeat, element_types, map(len, lists))))
-    elements = list(_chain(lists))
-    found_elements = list(map(type, elements))
-    if expected != found_elements:
-        return False
-    return int not in found_elements or (
-        max(compress(elements, map(is_, found_elements, repeat(int)))) <= INT64_MAX
-    )
+    element_types = list(map(_ATTRIBUTE_LISTS.__getitem__, compress(names, is_list)))
+    for element_type in _LIST_ELEMENT_TYPES:
+        elements = list(_chain(compress(lists, map(is_, element_types, repeat(element_type)))))
+        if not set(map(type, elements)) <= {element_type}:
+            return False
+        if element_type is int and elements and max(elements) > INT64_MAX:
+            return False
+    return True
+
+
+_LIST_ELEMENT_TYPES = (int, bool, str)
 
 
 def _check_one_by_one(maps: _AttributeQueue) -> None:

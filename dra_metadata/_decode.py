@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
-from itertools import chain, repeat
+from operator import itemgetter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -43,6 +43,7 @@ _UNEXPECTED_CONTENT = "unexpected content after document"
 _AT_ONCE_AFTER = 8
 """After this many skipped objects, the rest of the stream is parsed in one go if it is a
 plain sequence of small objects: 125,000 objects cost about one orjson call, not 125,000."""
+_SMALL_OBJECT = 1024
 _VERSIONS_NAMED = 10
 _BYTE_ORDER_MARK = b"\xef\xbb\xbf"
 _TRUNCATED_HINT = " (the stream is truncated: the file may be in the middle of being written)"
@@ -88,7 +89,7 @@ def _writer_layout_end(data: bytes, start: int) -> int:
     size = len(data)
     for parts in (2, 3):
         middle = start + (size - start) // parts
-        found = data.find(_WRITER_SEPARATOR, middle - _WINDOW, middle + _WINDOW)
+        found = data.find(_WRITER_SEPARATOR, max(start, middle - _WINDOW), middle + _WINDOW)
         if found > start:
             return found + 1
     return -1
@@ -105,6 +106,9 @@ def _read_value(data: bytes, start: int, *, first: bool) -> tuple[Any, int]:
     loads = orjson.loads
     if first:
         end = _writer_layout_end(data, start)
+        if end == -1:  # a small first object? (orjson would check the whole rest's UTF-8)
+            separator = _SEPARATOR.search(data, start, start + _WINDOW * 4)
+            end = -1 if separator is None else separator.start() + 1
         if end != -1:
             try:
                 return loads(data[start:end]), end
@@ -256,28 +260,35 @@ def _objects_at_once(
     "},{" and the whole run parsed as one array; the last object, and whatever may follow it,
     is left to be read alone.
     """
-    if data[previous_end - 1] != 0x7D or data[start] != 0x7B:
-        return None
     separator = b"}" + data[previous_end:start] + b"{"
     last = data.rfind(separator, start)
-    run = data[start : last + 1]
-    count = run.count(separator)
-    if last == -1 or count < _AT_ONCE_AFTER:
+    if (
+        previous_end > _AT_ONCE_AFTER * _SMALL_OBJECT  # the objects so far were not small
+        or data[previous_end - 1] != 0x7D
+        or data[start] != 0x7B
+        or last == -1
+    ):
         return None
-    try:
-        objects = orjson.loads(b"[" + run.replace(separator, b"},{") + b"]")
-        text = None
-    except orjson.JSONDecodeError:
-        text = _go_text(run)
-        if text is None:
-            return None
-        try:
-            objects = orjson.loads("[" + text.replace(separator.decode(), "},{") + "]")
-        except orjson.JSONDecodeError:
-            return None
-    if not _split_as_go_does(objects, count, run if text is None else text.encode()):
+    run = data[start : last + 1]
+    objects = _parse_run(run, separator)
+    if objects is None or not _split_as_go_does(objects, run.count(separator), run):
         return None
     return objects, last + 1
+
+
+def _parse_run(run: bytes, separator: bytes) -> list[Any] | None:
+    """The run parsed as one array, its separators made commas (after Go's replacements of
+    invalid UTF-8 and escaped lone surrogates if orjson refuses it); None if it is no array."""
+    try:
+        return orjson.loads(b"[" + run.replace(separator, b"},{") + b"]")  # type: ignore[no-any-return]
+    except orjson.JSONDecodeError:
+        text = _go_text(run)
+    if text is None:
+        return None
+    try:
+        return orjson.loads("[" + text.replace(separator.decode(), "},{") + "]")  # type: ignore[no-any-return]
+    except orjson.JSONDecodeError:
+        return None
 
 
 def _split_as_go_does(objects: list[Any], separators: int, run: bytes) -> bool:
@@ -287,22 +298,15 @@ def _split_as_go_does(objects: list[Any], separators: int, run: bytes) -> bool:
     True when every element is an object without nested objects or arrays, there are exactly
     as many "{" and "}" as elements (so none of them is inside a string and every separator
     replaced sat between two elements), and one element more than separators (so no comma of
-    the run was taken for one); and no key finds apiVersion or kind in another case.
+    the run was taken for one).
     """
-    if (
-        len(objects) != separators + 1
-        or set(map(type, objects)) != {dict}
-        or run.count(b"{") != len(objects)
-        or run.count(b"}") != len(objects)
-        or b"[" in run
-    ):
-        return False
-    keys = set(chain.from_iterable(objects))
-    if keys <= _TOP_LEVEL_KEYS:
-        return True
-    from dra_metadata._unmarshal import type_meta_key  # noqa: PLC0415 - rare
-
-    return not any(type_meta_key(key) for key in keys - _TOP_LEVEL_KEYS)
+    return (
+        len(objects) == separators + 1
+        and set(map(type, objects)) == {dict}
+        and run.count(b"{") == len(objects)
+        and run.count(b"}") == len(objects)
+        and b"[" not in run
+    )
 
 
 def _skippable_version(api_version: Any) -> str | None:
@@ -316,10 +320,24 @@ def _skippable_version(api_version: Any) -> str | None:
     return None if normalized in _KNOWN else normalized
 
 
-def _skipped_prefix(objects: list[dict[str, Any]]) -> list[str | None]:
+def _skipped_prefix(objects: list[dict[str, Any]]) -> list[str | None] | None:
     """The versions of the leading objects that are skipped, then None for the first object
-    that is not (if any). Each distinct kind and apiVersion is looked at once."""
-    versions = list(map(dict.get, objects, repeat("apiVersion")))
+    that is not (if any); None if an object has apiVersion or kind in another case (the keys
+    must then be looked at in order). Each distinct apiVersion and kind is looked at once."""
+    try:
+        versions: list[Any] = list(map(_API_VERSION, objects))
+        kinds: list[Any] = list(map(_KIND, objects))
+        only_type_fields = set(map(len, objects)) == {2}
+    except KeyError:  # an object without one
+        versions = [item.get("apiVersion") for item in objects]
+        kinds = [item.get("kind") for item in objects]
+        only_type_fields = False
+    if not only_type_fields:
+        keys = set().union(*objects) - _TOP_LEVEL_KEYS
+        from dra_metadata._unmarshal import type_meta_key  # noqa: PLC0415 - rare
+
+        if any(type_meta_key(key) for key in keys):
+            return None
     outcome = {version: _skippable_version(version) for version in set(versions)}
     results: list[str | None] = (
         versions  # already normalized, as is usual
@@ -327,7 +345,6 @@ def _skipped_prefix(objects: list[dict[str, Any]]) -> list[str | None]:
         else list(map(outcome.__getitem__, versions))
     )
     stop = results.index(None) if None in outcome.values() else len(results)
-    kinds = list(map(dict.get, objects, repeat("kind")))
     unusable_kinds = {kind for kind in set(kinds) if type(kind) is not str or not kind}
     if unusable_kinds:
         stop = min(stop, list(map(unusable_kinds.__contains__, kinds)).index(True))
@@ -335,6 +352,10 @@ def _skipped_prefix(objects: list[dict[str, Any]]) -> list[str | None]:
         del results[stop:]
         results.append(None)
     return results
+
+
+_API_VERSION = itemgetter("apiVersion")
+_KIND = itemgetter("kind")
 
 
 # The stream.
@@ -427,6 +448,8 @@ def _skip_at_once(
         return None
     objects, end = batch
     found = _skipped_prefix(objects)
+    if found is None:
+        return None
     index += len(found)
     if found[-1] is None:  # an object that is not skipped: known, or fatal
         value = objects[len(found) - 1]

@@ -309,6 +309,12 @@ class TestStreams:
             decode_stream(data)
         assert info.value.object_index == 41
 
+    def test_a_kind_in_another_case_among_many_objects(self) -> None:
+        small = b'{"kind":"K","apiVersion":"x/v1"}'
+        odd = b'{"kind":"K","apiVersion":"x/v1","Kind":""}'  # the last kind wins: none
+        with pytest.raises(MetadataDecodeError, match='object 21 has no "kind"'):
+            decode_stream(small * 20 + odd + small * 20 + compact(wire_object()))
+
     def test_strings_that_look_like_separators(self) -> None:
         odd = b'{"kind":"K","apiVersion":"x/v1","s":"} {"}'
         data = odd * 20 + compact(wire_object())
