@@ -292,15 +292,20 @@ def _check_attribute_maps(maps: _AttributeQueue) -> bool:
     else:
         values = list(_chain([entry[0].values() for entry in maps]))
     try:
-        names = list(_chain(values))
-        if len(names) != len(values):
-            raise KeyError  # noqa: TRY301 - some attribute has several members or none
-        # With as many names as attributes, names[i] belongs to values[i] unless some
-        # attribute has no member, which the lookup of another's name in it reveals (KeyError).
-        # dict.__getitem__ refuses anything that is not an object (TypeError).
-        members: list[Any] = list(map(_member_of, values, names))
+        checked = _members_like_the_first_device(maps, values)
+        if checked is None:
+            names = list(_chain(values))
+            if len(names) != len(values):
+                raise KeyError  # noqa: TRY301 - some attribute has several members or none
+            # With as many names as attributes, names[i] belongs to values[i] unless some
+            # attribute has no member, which the lookup of another's name in it reveals
+            # (KeyError). dict.__getitem__ refuses anything that is not an object (TypeError).
+            members: list[Any] = list(map(_member_of, values, names))
+            expected = list(map(_MEMBER_TYPES.get, names))
+        else:
+            names, members, expected = checked
         found = list(map(type, members))
-        if list(map(_MEMBER_TYPES.get, names)) != found:
+        if expected != found:
             raise KeyError  # noqa: TRY301 - a member of another type, or unknown
     except (TypeError, KeyError):
         _check_one_by_one(maps)
@@ -317,6 +322,33 @@ def _check_attribute_maps(maps: _AttributeQueue) -> bool:
 
 
 _member_of = dict.__getitem__
+
+
+def _members_like_the_first_device(
+    maps: _AttributeQueue, values: list[Any]
+) -> tuple[list[str], list[Any], list[type | None]] | None:
+    """Member names, members and expected types when every device has the first one's layout.
+
+    The devices of a driver usually publish the same attributes with the same member each:
+    then the names and types the first device's attributes call for serve for all, once every
+    attribute is seen to have exactly one member; a lookup of the first device's name in
+    another's attribute fails (KeyError) when they differ. None when the layouts differ.
+    """
+    first = maps[0][0]
+    if len(maps) == 1 or len(values) != len(first) * len(maps):
+        return None
+    first_names = list(_chain(first.values()))
+    if len(first_names) != len(first) or set(map(len, values)) != _ONE:
+        return None
+    names = first_names * len(maps)
+    try:
+        members = list(map(_member_of, values, names))
+    except KeyError:
+        return None
+    return names, members, list(map(_MEMBER_TYPES.get, first_names)) * len(maps)
+
+
+_ONE = {1}
 
 
 def _list_members_are_typed(names: list[str], members: list[Any], found: list[type]) -> bool:
