@@ -292,18 +292,7 @@ def _check_attribute_maps(maps: _AttributeQueue) -> bool:
     else:
         values = list(_chain([entry[0].values() for entry in maps]))
     try:
-        checked = _members_like_the_first_device(maps, values)
-        if checked is None:
-            names = list(_chain(values))
-            if len(names) != len(values):
-                raise KeyError  # noqa: TRY301 - some attribute has several members or none
-            # With as many names as attributes, names[i] belongs to values[i] unless some
-            # attribute has no member, which the lookup of another's name in it reveals
-            # (KeyError). dict.__getitem__ refuses anything that is not an object (TypeError).
-            members: list[Any] = list(map(_member_of, values, names))
-            expected = list(map(_MEMBER_TYPES.get, names))
-        else:
-            names, members, expected = checked
+        names, members, expected, period = _names_and_members(maps, values)
         found = list(map(type, members))
         if expected != found:
             raise KeyError  # noqa: TRY301 - a member of another type, or unknown
@@ -313,12 +302,41 @@ def _check_attribute_maps(maps: _AttributeQueue) -> bool:
     one_scalar_each = True
     if list in found:
         one_scalar_each = False
-        if not _list_members_are_typed(names, members, found):
+        if not _list_members_are_typed(names, members, found, period):
             _check_one_by_one(maps)
             return False
-    if int in found and max(compress(members, map(is_, found, repeat(int)))) > INT64_MAX:
-        _check_one_by_one(maps)  # raises; orjson gives floats below INT64_MIN
+    if int in found and not _ints_in_range(members, found, period):
+        _check_one_by_one(maps)  # raises
     return one_scalar_each
+
+
+def _names_and_members(
+    maps: _AttributeQueue, values: list[Any]
+) -> tuple[list[str], list[Any], list[type | None], int]:
+    """The member name, member and expected type of each attribute, and the number of
+    attributes after which the layout repeats (0 if it does not); raises KeyError or TypeError
+    unless every attribute is an object with exactly one member."""
+    checked = _members_like_the_first_device(maps, values)
+    if checked is not None:
+        return (*checked, len(maps[0][0]))
+    names = list(_chain(values))
+    if len(names) != len(values):
+        raise KeyError  # some attribute has several members or none
+    # With as many names as attributes, names[i] belongs to values[i] unless some attribute
+    # has no member, which the lookup of another's name in it reveals (KeyError).
+    # dict.__getitem__ refuses anything that is not an object (TypeError).
+    members = list(map(_member_of, values, names))
+    return names, members, list(map(_MEMBER_TYPES.get, names)), 0
+
+
+def _ints_in_range(members: list[Any], found: list[type], period: int) -> bool:
+    """Whether the integer members are in the int64 range (orjson gives floats below it)."""
+    if period:  # the layout repeats: the first device's positions of integers serve for all
+        are_ints = list(map(is_, found[:period], repeat(int))) * (len(found) // period)
+    else:
+        are_ints = list(map(is_, found, repeat(int)))
+    largest: int = max(compress(members, are_ints))
+    return largest <= INT64_MAX
 
 
 _member_of = dict.__getitem__
@@ -351,14 +369,30 @@ def _members_like_the_first_device(
 _ONE = {1}
 
 
-def _list_members_are_typed(names: list[str], members: list[Any], found: list[type]) -> bool:
+def _list_members_are_typed(
+    names: list[str], members: list[Any], found: list[type], period: int
+) -> bool:
     """Whether each element of the list members has the member's element type (integers in
-    the int64 range): the elements of all lists of one element type are checked together."""
-    is_list = list(map(is_, found, repeat(list)))
-    lists: list[list[Any]] = list(compress(members, is_list))
-    element_types = list(map(_ATTRIBUTE_LISTS.__getitem__, compress(names, is_list)))
+    the int64 range): the elements of all lists of one element type are checked together.
+
+    With a ``period``, the layout of the first ``period`` attributes repeats (each device like
+    the first): which attributes are lists of which type is then worked out for those only.
+    """
+    repeats = len(found) // period if period else 1
+    if not period:
+        period = len(found)
+    is_list = list(map(is_, found[:period], repeat(list)))
+    element_types = list(map(_ATTRIBUTE_LISTS.__getitem__, compress(names[:period], is_list)))
+    lists: list[list[Any]] = list(compress(members, is_list * repeats))
     for element_type in _LIST_ELEMENT_TYPES:
-        elements = list(_chain(compress(lists, map(is_, element_types, repeat(element_type)))))
+        of_type = list(map(is_, element_types, repeat(element_type))) * repeats
+        elements = list(_chain(compress(lists, of_type)))
+        if element_type is str:
+            try:
+                "".join(elements)  # refuses anything but str, faster than looking at types
+            except TypeError:
+                return False
+            continue
         if not set(map(type, elements)) <= {element_type}:
             return False
         if element_type is int and elements and max(elements) > INT64_MAX:

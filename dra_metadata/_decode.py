@@ -295,14 +295,13 @@ def _split_as_go_does(objects: list[Any], separators: int, run: bytes) -> bool:
     """Whether an array parsed from ``run`` with its separators made commas has exactly the
     objects Go's reader finds in it, one by one.
 
-    True when every element is an object without nested objects or arrays, there are exactly
-    as many "{" and "}" as elements (so none of them is inside a string and every separator
-    replaced sat between two elements), and one element more than separators (so no comma of
-    the run was taken for one).
+    True when there are exactly as many "{" and "}" as elements and no "[" (every element being
+    an object, which `_skipped_prefix` sees, none holds another object or an array, and no
+    brace is inside a string, so every separator replaced sat between two elements), and one
+    element more than separators (so no comma of the run was taken for one).
     """
     return (
         len(objects) == separators + 1
-        and set(map(type, objects)) == {dict}
         and run.count(b"{") == len(objects)
         and run.count(b"}") == len(objects)
         and b"[" not in run
@@ -322,13 +321,18 @@ def _skippable_version(api_version: Any) -> str | None:
 
 def _skipped_prefix(objects: list[dict[str, Any]]) -> list[str | None] | None:
     """The versions of the leading objects that are skipped, then None for the first object
-    that is not (if any); None if an object has apiVersion or kind in another case (the keys
-    must then be looked at in order). Each distinct apiVersion and kind is looked at once."""
-    try:
+    that is not (if any); None if a value is no object, or an object has apiVersion or kind in
+    another case (the keys must then be looked at in order). Each distinct apiVersion and kind
+    is looked at once."""
+    try:  # itemgetter refuses anything but objects (TypeError), as orjson makes no other mapping
         versions: list[Any] = list(map(_API_VERSION, objects))
         kinds: list[Any] = list(map(_KIND, objects))
         only_type_fields = set(map(len, objects)) == {2}
+    except TypeError:
+        return None
     except KeyError:  # an object without one
+        if set(map(type, objects)) != {dict}:
+            return None
         versions = [item.get("apiVersion") for item in objects]
         kinds = [item.get("kind") for item in objects]
         only_type_fields = False

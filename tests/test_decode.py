@@ -446,3 +446,62 @@ class TestBadInput:
             decode_stream(b"{")
         assert info.value.path is None
         assert str(info.value).startswith("read metadata object from stream")
+
+
+class TestBulkAttributeCheck:
+    """The attribute check works on all devices at once; each way it can fail is exact."""
+
+    @staticmethod
+    def devices(*attributes: dict[str, object]) -> bytes:
+        devices = [
+            {"driver": "d", "pool": "p", "name": f"n{index}", "attributes": each}
+            for index, each in enumerate(attributes)
+        ]
+        return stream(wire_object(requests=[{"name": "r", "devices": devices}]))
+
+    @pytest.mark.parametrize(
+        ("second", "field"),
+        [
+            ({"a": {"int": "x"}, "b": {"string": "s"}}, "requests[0].devices[2].attributes[a].int"),
+            (
+                {"a": {"string": 5}, "b": {"string": "s"}},
+                "requests[0].devices[2].attributes[a].string",
+            ),
+            (
+                {"a": {"int": 1}, "b": {"strings": [1]}},
+                "requests[0].devices[2].attributes[b].strings[0]",
+            ),
+            (
+                {"a": {"int": 2**63}, "b": {"string": "s"}},
+                "requests[0].devices[2].attributes[a].int",
+            ),
+            ({"a": {"int": 1}, "b": 7}, "requests[0].devices[2].attributes[b]"),
+        ],
+    )
+    def test_a_device_unlike_the_first(self, second: dict[str, object], field: str) -> None:
+        first = {"a": {"int": 1}, "b": {"string": "s"}}
+        with pytest.raises(MetadataDecodeError) as info:
+            decode_stream(self.devices(first, first, second))
+        assert info.value.field == field
+
+    def test_devices_with_other_members_decode(self) -> None:
+        first = {"a": {"int": 1}, "b": {"strings": ["x"]}}
+        other = {"a": {"version": "1.0.0"}, "b": {"ints": [2**63 - 1, -(2**63)]}}
+        several = {"a": {"int": 1, "string": "s"}, "b": {}}
+        result = decode_stream(self.devices(first, other, several, first))
+        attributes = [device.attributes for device in result.metadata.devices]
+        assert [each["a"].members for each in attributes] == [
+            ("int",),
+            ("version",),
+            ("int", "string"),
+            ("int",),
+        ]
+        assert attributes[1]["b"].ints == (2**63 - 1, -(2**63))
+
+    @pytest.mark.parametrize("elements", [[1, True], [True, 1], ["x", 1], [1.5]])
+    def test_list_elements_of_another_type(self, elements: list[object]) -> None:
+        member = "bools" if elements[0] is True else "ints"
+        with pytest.raises(MetadataDecodeError) as info:
+            decode_stream(self.devices({"a": {member: elements}}, {"a": {member: elements}}))
+        assert info.value.field is not None
+        assert info.value.field.startswith("requests[0].devices[0].attributes[a]")
