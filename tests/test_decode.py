@@ -476,6 +476,10 @@ class TestBulkAttributeCheck:
                 "requests[0].devices[2].attributes[a].int",
             ),
             ({"a": {"int": 1}, "b": 7}, "requests[0].devices[2].attributes[b]"),
+            (  # the first device's member is there, and one more
+                {"a": {"int": 1, "string": 5}, "b": {"string": "s"}},
+                "requests[0].devices[2].attributes[a].string",
+            ),
         ],
     )
     def test_a_device_unlike_the_first(self, second: dict[str, object], field: str) -> None:
@@ -487,7 +491,7 @@ class TestBulkAttributeCheck:
     def test_devices_with_other_members_decode(self) -> None:
         first = {"a": {"int": 1}, "b": {"strings": ["x"]}}
         other = {"a": {"version": "1.0.0"}, "b": {"ints": [2**63 - 1, -(2**63)]}}
-        several = {"a": {"int": 1, "string": "s"}, "b": {}}
+        several = {"a": {"int": 1, "string": "s"}, "b": {"strings": ["y"], "bool": True}}
         result = decode_stream(self.devices(first, other, several, first))
         attributes = [device.attributes for device in result.metadata.devices]
         assert [each["a"].members for each in attributes] == [
@@ -497,6 +501,8 @@ class TestBulkAttributeCheck:
             ("int",),
         ]
         assert attributes[1]["b"].ints == (2**63 - 1, -(2**63))
+        assert attributes[2]["b"].members == ("bool", "strings")
+        assert not any(getattr(each, "one_scalar_member_each", False) for each in attributes)
 
     @pytest.mark.parametrize("elements", [[1, True], [True, 1], ["x", 1], [1.5]])
     def test_list_elements_of_another_type(self, elements: list[object]) -> None:
