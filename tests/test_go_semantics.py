@@ -320,10 +320,13 @@ class TestStreams:
         data = odd * 20 + compact(wire_object())
         assert decode_stream(data).skipped_versions == ("x/v1",) * 20
 
-    def test_a_comma_between_objects_is_a_syntax_error(self) -> None:
-        data = b'{"kind":"K","apiVersion":"x/v1"}\n' * 20 + b"," + compact(wire_object())
-        with pytest.raises(MetadataDecodeError, match="invalid character ','"):
+    @pytest.mark.parametrize("where", [10, 20])
+    def test_a_comma_between_objects_is_a_syntax_error(self, where: int) -> None:
+        small = b'{"kind":"K","apiVersion":"x/v1"}\n'
+        data = small * where + b"," + small * (20 - where) + compact(wire_object())
+        with pytest.raises(MetadataDecodeError, match="invalid character ','") as info:
             decode_stream(data)
+        assert info.value.object_index == where + 1
 
     def test_a_stray_brace_after_many_objects_ends_the_stream(self) -> None:
         data = b'{"kind":"K","apiVersion":"x/v1"}\n' * 20 + b"}" + compact(wire_object())
