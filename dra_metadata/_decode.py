@@ -252,13 +252,15 @@ def _go_text(data: bytes) -> str | None:
 
 def _objects_at_once(
     data: bytes, previous_end: int, start: int
-) -> tuple[list[dict[str, Any]], int] | None:
-    """The values from ``start`` up to the last object of the stream, parsed together if they
-    are small flat objects, and where the last of them ends; else None.
+) -> tuple[list[Any], bytes, int] | None:
+    """The values from ``start`` up to the last object of the stream, parsed together, the
+    bytes they were parsed from and where the last of them ends; else None.
 
     The separator between the two previous objects (e.g. "}\n{" or "}{") is turned into
     "},{" and the whole run parsed as one array; the last object, and whatever may follow it,
-    is left to be read alone.
+    is left to be read alone. The array must have one element more than separators were
+    replaced (else a comma of the run was taken for one); `_skipped_prefix` sees the rest of
+    what proves that the split is Go's.
     """
     separator = b"}" + data[previous_end:start] + b"{"
     last = data.rfind(separator, start)
@@ -270,42 +272,29 @@ def _objects_at_once(
     ):
         return None
     run = data[start : last + 1]
-    objects = _parse_run(run, separator)
-    if objects is None or not _split_as_go_does(objects, run.count(separator), run):
+    parsed = _parse_run(run, separator)
+    if parsed is None or len(parsed[0]) != parsed[1] + 1:  # a comma of the run taken for one
         return None
-    return objects, last + 1
+    return parsed[0], run, last + 1
 
 
-def _parse_run(run: bytes, separator: bytes) -> list[Any] | None:
-    """The run parsed as one array, its separators made commas (after Go's replacements of
-    invalid UTF-8 and escaped lone surrogates if orjson refuses it); None if it is no array."""
+def _parse_run(run: bytes, separator: bytes) -> tuple[list[Any], int] | None:
+    """The run parsed as one array, a comma put after the "}" of each separator, and how many
+    separators there were (after Go's replacements of invalid UTF-8 and escaped lone
+    surrogates if orjson refuses it); None if it is no array."""
+    array = run.replace(separator, b"}," + separator[1:])
     try:
-        return orjson.loads(b"[" + run.replace(separator, b"},{") + b"]")  # type: ignore[no-any-return]
+        return orjson.loads(b"[" + array + b"]"), len(array) - len(run)
     except orjson.JSONDecodeError:
         text = _go_text(run)
     if text is None:
         return None
+    separator_text = separator.decode()
+    array_text = text.replace(separator_text, "}," + separator_text[1:])
     try:
-        return orjson.loads("[" + text.replace(separator.decode(), "},{") + "]")  # type: ignore[no-any-return]
+        return orjson.loads("[" + array_text + "]"), len(array_text) - len(text)
     except orjson.JSONDecodeError:
         return None
-
-
-def _split_as_go_does(objects: list[Any], separators: int, run: bytes) -> bool:
-    """Whether an array parsed from ``run`` with its separators made commas has exactly the
-    objects Go's reader finds in it, one by one.
-
-    True when there are exactly as many "{" and "}" as elements and no "[" (every element being
-    an object, which `_skipped_prefix` sees, none holds another object or an array, and no
-    brace is inside a string, so every separator replaced sat between two elements), and one
-    element more than separators (so no comma of the run was taken for one).
-    """
-    return (
-        len(objects) == separators + 1
-        and run.count(b"{") == len(objects)
-        and run.count(b"}") == len(objects)
-        and b"[" not in run
-    )
 
 
 def _skippable_version(api_version: Any) -> str | None:
@@ -319,39 +308,65 @@ def _skippable_version(api_version: Any) -> str | None:
     return None if normalized in _KNOWN else normalized
 
 
-def _skipped_prefix(objects: list[dict[str, Any]]) -> list[str | None] | None:
+def _skipped_prefix(objects: list[Any], run: bytes) -> list[str | None] | None:
     """The versions of the leading objects that are skipped, then None for the first object
-    that is not (if any); None if a value is no object, or an object has apiVersion or kind in
-    another case (the keys must then be looked at in order). Each distinct apiVersion and kind
-    is looked at once."""
+    that is not (if any); None if the objects might not be what Go's reader finds in ``run``,
+    or an object has apiVersion or kind in another case (its keys must be read in order).
+
+    The objects are Go's when each is an object with nothing nested and no brace inside a
+    string: then no separator was replaced inside a string or a nested array. The usual run,
+    of objects with only apiVersion and kind, shows it in its few distinct values; any other
+    needs as many "{" and "}" in ``run`` as objects, and no "[". Each distinct apiVersion and
+    kind is looked at once.
+    """
     try:  # itemgetter refuses anything but objects (TypeError), as orjson makes no other mapping
         versions: list[Any] = list(map(_API_VERSION, objects))
-        kinds: list[Any] = list(map(_KIND, objects))
+        kinds: set[Any] = set(map(_KIND, objects))  # refuses objects and arrays (TypeError)
+        distinct = set(versions)
         only_type_fields = set(map(len, objects)) == {2}
-    except TypeError:
-        return None
-    except KeyError:  # an object without one
-        if set(map(type, objects)) != {dict}:
-            return None
-        versions = [item.get("apiVersion") for item in objects]
-        kinds = [item.get("kind") for item in objects]
-        only_type_fields = False
+    except (TypeError, KeyError):
+        return _skipped_prefix_of_any_objects(objects, run)
     if not only_type_fields:
-        keys = set().union(*objects) - _TOP_LEVEL_KEYS
-        from dra_metadata._unmarshal import type_meta_key  # noqa: PLC0415 - rare
-
-        if any(type_meta_key(key) for key in keys):
-            return None
-    outcome = {version: _skippable_version(version) for version in set(versions)}
+        return _skipped_prefix_of_any_objects(objects, run)
+    if any(type(value) is str and ("{" in value or "}" in value) for value in distinct | kinds):
+        return None
+    outcome = {version: _skippable_version(version) for version in distinct}
     results: list[str | None] = (
         versions  # already normalized, as is usual
         if all(key == value for key, value in outcome.items())
         else list(map(outcome.__getitem__, versions))
     )
+    return _cut_at_the_first_stop(results, outcome, kinds, objects)
+
+
+def _skipped_prefix_of_any_objects(objects: list[Any], run: bytes) -> list[str | None] | None:
+    if (
+        set(map(type, objects)) != {dict}
+        or run.count(b"{") != len(objects)
+        or run.count(b"}") != len(objects)
+        or b"[" in run
+    ):
+        return None
+    from dra_metadata._unmarshal import type_meta_key  # noqa: PLC0415 - rare
+
+    if any(type_meta_key(key) for key in set().union(*objects) - _TOP_LEVEL_KEYS):
+        return None
+    versions = [item.get("apiVersion") for item in objects]
+    outcome = {version: _skippable_version(version) for version in set(versions)}
+    results: list[str | None] = list(map(outcome.__getitem__, versions))
+    kinds = {item.get("kind") for item in objects}
+    return _cut_at_the_first_stop(results, outcome, kinds, objects)
+
+
+def _cut_at_the_first_stop(
+    results: list[str | None], outcome: dict[Any, str | None], kinds: set[Any], objects: list[Any]
+) -> list[str | None]:
+    """``results`` up to the first object that is not skipped, which becomes None."""
     stop = results.index(None) if None in outcome.values() else len(results)
-    unusable_kinds = {kind for kind in set(kinds) if type(kind) is not str or not kind}
+    unusable_kinds = {kind for kind in kinds if type(kind) is not str or not kind}
     if unusable_kinds:
-        stop = min(stop, list(map(unusable_kinds.__contains__, kinds)).index(True))
+        each = [item.get("kind") for item in objects]
+        stop = min(stop, list(map(unusable_kinds.__contains__, each)).index(True))
     if stop < len(results):
         del results[stop:]
         results.append(None)
@@ -450,12 +465,13 @@ def _skip_at_once(
     batch = _objects_at_once(data, previous_end, position)
     if batch is None:
         return None
-    objects, end = batch
-    found = _skipped_prefix(objects)
+    objects, run, end = batch
+    found = _skipped_prefix(objects, run)
     if found is None:
         return None
     index += len(found)
     if found[-1] is None:  # an object that is not skipped: known, or fatal
+        skipped.extend(found[:-1])  # type: ignore[arg-type]
         value = objects[len(found) - 1]
         api_version = _object_api_version(value, index, path)
         # A flat object holds no fieldsV1, the one thing orjson may not give exactly.

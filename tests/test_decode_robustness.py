@@ -199,6 +199,40 @@ def test_spliced_values_decode_alike_on_both_paths(data: bytes) -> None:
     assert same_outcome(decodes_or_refuses(data), decoded_exactly(data))
 
 
+SMALL_OBJECTS = st.sampled_from(
+    [
+        b'{"kind":"K","apiVersion":"x/v1"}',
+        b'{"apiVersion":"x/v2","kind":"K","s":"} {"}',
+        b'{"kind":"K","apiVersion":"a}{b"}',
+        b'{"kind":"K","apiVersion":"x/v1","n":[1,{}]}',
+        b'{"kind":"K","apiVersion":"x/v1","Kind":"Z"}',
+        b'{"kind":"","apiVersion":"x/v1"}',
+        b'{"kind":null,"apiVersion":"v1"}',
+        b'{"kind":"K","apiVersion":1}',
+        b'{"kind":"K","apiVersion":"x/\xff"}',
+        b'{"kind":"DeviceMetadata","apiVersion":"metadata.resource.k8s.io/v1beta1"}',
+        b"5",
+        b"{",
+        b",",
+        b"]",
+    ]
+)
+
+
+@SETTINGS
+@given(
+    st.lists(SMALL_OBJECTS, min_size=9, max_size=40),
+    st.sampled_from([b"", b"\n", b" ", b"\r\n"]),
+    st.integers(0, 40),
+)
+def test_many_small_objects_decode_alike_on_both_paths(
+    pieces: list[bytes], separator: bytes, plain: int
+) -> None:
+    # Runs of small objects are parsed at once where it provably splits as Go's reader does.
+    data = separator.join([b'{"kind":"K","apiVersion":"x/v1"}'] * plain + pieces)
+    assert same_outcome(decodes_or_refuses(data), decoded_exactly(data))
+
+
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.one_of(spliced_streams(), mutated_streams(), st.binary(max_size=200)))
 def test_readers(tmp_path_factory: pytest.TempPathFactory, data: bytes) -> None:

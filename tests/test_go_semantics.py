@@ -309,6 +309,15 @@ class TestStreams:
             decode_stream(data)
         assert info.value.object_index == 41
 
+    @pytest.mark.parametrize("separator", [b"", b"\n"])
+    def test_a_known_object_among_many_small_ones(self, separator: bytes) -> None:
+        small = b'{"kind":"K","apiVersion":"x/v1"}'
+        known = b'{"kind":"DeviceMetadata","apiVersion":"' + V1ALPHA1.encode() + b'"}'
+        data = separator.join([small] * 30 + [known] + [small] * 30)
+        result = decode_stream(data)
+        assert result.api_version == V1ALPHA1
+        assert result.skipped_versions == ("x/v1",) * 30
+
     def test_a_kind_in_another_case_among_many_objects(self) -> None:
         small = b'{"kind":"K","apiVersion":"x/v1"}'
         odd = b'{"kind":"K","apiVersion":"x/v1","Kind":""}'  # the last kind wins: none
