@@ -199,9 +199,10 @@ def test_spliced_values_decode_alike_on_both_paths(data: bytes) -> None:
     assert same_outcome(decodes_or_refuses(data), decoded_exactly(data))
 
 
+PLAIN = b'{"kind":"K","apiVersion":"x/v1"}'
 SMALL_OBJECTS = st.sampled_from(
     [
-        b'{"kind":"K","apiVersion":"x/v1"}',
+        *[PLAIN] * 14,  # mostly runs that can be read at once, then something else
         b'{"apiVersion":"x/v2","kind":"K","s":"} {"}',
         b'{"kind":"K","apiVersion":"a}{b"}',
         b'{"kind":"K","apiVersion":"x/v1","n":[1,{}]}',
@@ -229,7 +230,7 @@ def test_many_small_objects_decode_alike_on_both_paths(
     pieces: list[bytes], separator: bytes, plain: int
 ) -> None:
     # Runs of small objects are parsed at once where it provably splits as Go's reader does.
-    data = separator.join([b'{"kind":"K","apiVersion":"x/v1"}'] * plain + pieces)
+    data = separator.join([PLAIN] * plain + pieces)
     assert same_outcome(decodes_or_refuses(data), decoded_exactly(data))
 
 
