@@ -7,83 +7,33 @@ process (``time.process_time``): other processes on a busy machine do not count.
 
 from __future__ import annotations
 
+import argparse
 import json
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import Any
 
-from dra_metadata import (
-    KNOWN_API_VERSIONS,
-    Device,
-    DeviceAttribute,
-    DeviceMetadata,
-    DeviceMetadataRequest,
-    NetworkDeviceData,
-    ObjectMeta,
-)
+from dra_metadata import KNOWN_API_VERSIONS
 from dra_metadata.writer import encode_stream
 
-_KINDS = (
-    lambda i, d: DeviceAttribute(int=i * 1000 + d),
-    lambda i, d: DeviceAttribute(string=f"value-{d}-{i}-0000:{i:02x}:00.0"),
-    lambda i, _: DeviceAttribute(bool=i % 8 == 2),
-    lambda i, d: DeviceAttribute(version=f"{i}.{d}.0"),
-    lambda i, d: DeviceAttribute(ints=[i, d, i * d]),
-    lambda i, d: DeviceAttribute(bools=[i % 2 == 0, d % 2 == 0]),
-    lambda i, d: DeviceAttribute(strings=[f"s-{i}", f"t-{d}"]),
-    lambda i, d: DeviceAttribute(versions=[f"1.{i}.0", f"2.{d}.1"]),
-)
+from _common import realistic_metadata
 
 
-def _name(index: int, names: str) -> str:
-    qualified = f"gpu.example.com/attribute{index}"
-    if names == "qualified":
-        return qualified
-    if names == "unqualified":
-        return f"attribute{index}"
-    return qualified if index % 3 else f"attr{index}"  # drivers publish both
+def shape_stream(*, versions: int = 2, **shape: Any) -> bytes:
+    """A stream as the upstream writer writes it, of the given shape (`realistic_metadata`)."""
+    return encode_stream(realistic_metadata(**shape), versions=KNOWN_API_VERSIONS[:versions])
 
 
-def shape_stream(
-    *,
-    devices: int = 8,
-    attributes: int = 32,
-    kinds: int = 4,
-    names: str = "mixed",
-    network: bool = True,
-    versions: int = 2,
-) -> bytes:
-    """A stream as the upstream writer writes it, of the given shape."""
-    metadata = DeviceMetadata(
-        metadata=ObjectMeta(name="training", namespace="ml", uid="0d5c1c52-6a4e", generation=3),
-        requests=[
-            DeviceMetadataRequest(
-                name="gpu",
-                devices=[
-                    Device(
-                        driver="gpu.example.com",
-                        pool="node-a",
-                        name=f"gpu-{device}",
-                        attributes={
-                            _name(index, names): _KINDS[index % kinds](index, device)
-                            for index in range(attributes)
-                        },
-                        network_data=NetworkDeviceData(
-                            interface_name=f"net{device}",
-                            ips=(f"10.0.{device}.5/24", f"fd00::{device}:5/64"),
-                            hardware_address=f"02:42:ac:11:00:{device:02x}",
-                        )
-                        if network
-                        else None,
-                    )
-                    for device in range(devices)
-                ],
-            )
-        ],
-    )
-    return encode_stream(metadata, versions=KNOWN_API_VERSIONS[:versions])
+def case_options(description: str | None, cases: Iterable[str]) -> tuple[bool, str | None]:
+    """The options of a benchmark of cases: --quick, and the case a fresh interpreter runs."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--quick", action="store_true", help="few iterations (smoke test)")
+    parser.add_argument("--case", choices=list(cases), help=argparse.SUPPRESS)
+    options = parser.parse_args()
+    return options.quick, options.case
 
 
 def first_object(data: bytes) -> bytes:

@@ -12,7 +12,6 @@ path rests on it: see "How decoding works" in the README).
 
 from __future__ import annotations
 
-import argparse
 import json
 from pathlib import Path
 from typing import Any
@@ -23,7 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field
 import dra_metadata
 
 from _common import process_seconds, python
-from _decode_cases import best_cpu_seconds, first_object, run_cases, shape_stream
+from _decode_cases import best_cpu_seconds, case_options, first_object, run_cases, shape_stream
 
 TARGET = 2.5
 SHAPES: dict[str, dict[str, Any]] = {
@@ -118,14 +117,10 @@ def measure_shape(name: str, quick: bool) -> dict[str, Any]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--quick", action="store_true", help="few iterations (smoke test)")
-    parser.add_argument("--case", choices=SHAPES, help=argparse.SUPPRESS)
-    options = parser.parse_args()
-    if options.case:
-        print(json.dumps(measure_shape(options.case, options.quick)))
+    quick, case = case_options(__doc__, SHAPES)
+    if case:
+        print(json.dumps(measure_shape(case, quick)))
         return
-    quick = options.quick
 
     print(f"decode_stream / floor (orjson.loads of the first object); target <= {TARGET}x")
     worst = 0.0

@@ -14,7 +14,6 @@ interpreter:
 
 from __future__ import annotations
 
-import argparse
 import json
 from collections.abc import Callable
 from pathlib import Path
@@ -23,7 +22,7 @@ import orjson
 
 import dra_metadata
 
-from _decode_cases import best_cpu_seconds, run_cases
+from _decode_cases import best_cpu_seconds, case_options, run_cases
 
 TARGET = 3.0
 SMALL = b'{"kind":"K","apiVersion":"x/v1"}'
@@ -79,15 +78,12 @@ def measure(name: str, quick: bool) -> dict[str, object]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--quick", action="store_true", help="few iterations (smoke test)")
-    parser.add_argument("--case", choices=CASES, help=argparse.SUPPRESS)
-    options = parser.parse_args()
-    if options.case:
-        print(json.dumps(measure(options.case, options.quick)))
+    quick, case = case_options(__doc__, CASES)
+    if case:
+        print(json.dumps(measure(case, quick)))
         return
     print(f"decode_stream / floor (orjson.loads of the objects as one array); target <= {TARGET}x")
-    for result in run_cases(Path(__file__), list(CASES), quick=options.quick):
+    for result in run_cases(Path(__file__), list(CASES), quick=quick):
         ratio = result["decode"] / result["floor"]  # type: ignore[operator]
         print(
             f"  {result['case']:38} {result['bytes']:8} B  floor "
