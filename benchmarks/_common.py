@@ -23,25 +23,39 @@ from dra_metadata import (
 )
 from dra_metadata.writer import encode_stream
 
+_ATTRIBUTE_KINDS: tuple[Callable[[int, int], DeviceAttribute], ...] = (
+    lambda index, device: DeviceAttribute(int=index * 1000 + device),
+    lambda index, device: DeviceAttribute(string=f"value-{device}-{index}-0000:{index:02x}:00.0"),
+    lambda index, _: DeviceAttribute(bool=index % 8 == 2),
+    lambda index, device: DeviceAttribute(version=f"{index}.{device}.0"),
+    lambda index, device: DeviceAttribute(ints=[index, device, index * device]),
+    lambda index, device: DeviceAttribute(bools=[index % 2 == 0, device % 2 == 0]),
+    lambda index, device: DeviceAttribute(strings=[f"s-{index}", f"t-{device}"]),
+    lambda index, device: DeviceAttribute(versions=[f"1.{index}.0", f"2.{device}.1"]),
+)
+"""The eight value kinds; the first four are what drivers publish today."""
 
-def _key(index: int) -> str:
-    """Drivers publish both qualified and unqualified names."""
-    return f"gpu.example.com/attribute{index}" if index % 3 else f"attr{index}"
+
+def _key(index: int, names: str) -> str:
+    """Drivers publish both qualified and unqualified names ("mixed")."""
+    qualified = f"gpu.example.com/attribute{index}"
+    if names == "qualified":
+        return qualified
+    if names == "unqualified":
+        return f"attribute{index}"
+    return qualified if index % 3 else f"attr{index}"
 
 
-def realistic_metadata(devices: int = 8, attributes: int = 32) -> DeviceMetadata:
-    """A request with ``devices`` devices of ``attributes`` attributes each, with network data."""
-
-    def attribute(index: int, device: int) -> DeviceAttribute:
-        kind = index % 4
-        if kind == 0:
-            return DeviceAttribute(int=index * 1000 + device)
-        if kind == 1:
-            return DeviceAttribute(string=f"value-{device}-{index}-0000:{index:02x}:00.0")
-        if kind == 2:
-            return DeviceAttribute(bool=index % 8 == 2)
-        return DeviceAttribute(version=f"{index}.{device}.0")
-
+def realistic_metadata(
+    devices: int = 8,
+    attributes: int = 32,
+    *,
+    kinds: int = 4,
+    names: str = "mixed",
+    network: bool = True,
+) -> DeviceMetadata:
+    """A request with ``devices`` devices of ``attributes`` attributes each, of the first
+    ``kinds`` value kinds in turn, named as ``names`` says, with network data or not."""
     return DeviceMetadata(
         metadata=ObjectMeta(name="training", namespace="ml", uid="0d5c1c52-6a4e", generation=3),
         requests=[
@@ -53,13 +67,16 @@ def realistic_metadata(devices: int = 8, attributes: int = 32) -> DeviceMetadata
                         pool="node-a",
                         name=f"gpu-{device}",
                         attributes={
-                            _key(index): attribute(index, device) for index in range(attributes)
+                            _key(index, names): _ATTRIBUTE_KINDS[index % kinds](index, device)
+                            for index in range(attributes)
                         },
                         network_data=NetworkDeviceData(
                             interface_name=f"net{device}",
                             ips=(f"10.0.{device}.5/24", f"fd00::{device}:5/64"),
                             hardware_address=f"02:42:ac:11:00:{device:02x}",
-                        ),
+                        )
+                        if network
+                        else None,
                     )
                     for device in range(devices)
                 ],

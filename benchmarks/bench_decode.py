@@ -1,14 +1,19 @@
-"""decode_stream against the orjson floor and the naive way, side by side; and import time.
+"""decode_stream against the orjson floor on realistic streams of several shapes; import time.
 
     python benchmarks/bench_decode.py [--quick]
 
-Targets (issue #2): decode_stream at most 3x the floor (orjson.loads of the first object's bytes
-only); `import dra_metadata` at most 30 ms over `import pydantic, orjson`.
+Each shape is a stream as the upstream writer writes it, measured in a fresh interpreter: the
+floor is orjson.loads of the first object's bytes alone (issue #10: decode_stream at most
+2.5x the floor on every shape). Also: the naive way (json + a pydantic model) on the default
+shape, `import dra_metadata` against `import pydantic, orjson` (at most 30 ms more), and what
+the cheapest exact check for duplicate keys would add (the decision to leave them to the exact
+path rests on it: see "How decoding works" in the README).
 """
 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import orjson
@@ -16,7 +21,20 @@ from pydantic import BaseModel, ConfigDict, Field
 
 import dra_metadata
 
-from _common import interleaved_best, process_seconds, python, quick_option, realistic_stream
+from _common import process_seconds, python
+from _decode_cases import best_cpu_seconds, case_options, first_object, run_cases, shape_stream
+
+TARGET = 2.5
+SHAPES: dict[str, dict[str, Any]] = {
+    "8 GPUs x 32 attributes (default)": {},
+    "1 GPU x 32 attributes": {"devices": 1},
+    "16 GPUs x 32 attributes": {"devices": 16},
+    "all eight value kinds": {"kinds": 8},
+    "qualified names only": {"names": "qualified"},
+    "unqualified names only": {"names": "unqualified"},
+    "no network data": {"network": False},
+    "one version": {"versions": 1},
+}
 
 
 class _Naive(BaseModel):
@@ -82,30 +100,66 @@ def naive_decode(text: str) -> NaiveMetadata:
             return model
 
 
-def main() -> None:
-    quick = quick_option(__doc__)
-    number, rounds, runs = (20, 2, 3) if quick else (2000, 9, 21)
+def measure_shape(name: str, quick: bool) -> dict[str, Any]:
+    data = shape_stream(**SHAPES[name])
+    first = first_object(data)
+    assert dra_metadata.decode_stream(data).metadata == dra_metadata.decode_stream(first).metadata
+    number, rounds = (20, 2) if quick else (2000, 15)
+    best = best_cpu_seconds(
+        {
+            "floor": lambda: orjson.loads(first),
+            "decode": lambda: dra_metadata.decode_stream(data),
+        },
+        number=number,
+        rounds=rounds,
+    )
+    return {"shape": name, "bytes": len(data), **best}
 
-    data = realistic_stream()
-    first = data[: data.index(b"}\n{") + 1]
+
+def main() -> None:
+    quick, case = case_options(__doc__, SHAPES)
+    if case:
+        print(json.dumps(measure_shape(case, quick)))
+        return
+
+    print(f"decode_stream / floor (orjson.loads of the first object); target <= {TARGET}x")
+    worst = 0.0
+    for result in run_cases(Path(__file__), list(SHAPES), quick=quick):
+        ratio = result["decode"] / result["floor"]
+        worst = max(worst, ratio)
+        print(
+            f"  {result['shape']:34} {result['bytes']:7} B  floor {result['floor'] * 1e6:7.1f} us"
+            f"  decode {result['decode'] * 1e6:7.1f} us  {ratio:5.2f}x"
+        )
+    print(f"  worst shape: {worst:.2f}x")
+
+    data = shape_stream()
+    first = first_object(data)
     text = data.decode()
     assert naive_decode(text).requests[0].devices[0].name == "gpu-0"
-    assert dra_metadata.decode_stream(data).metadata.devices[7].name == "gpu-7"
-
-    best = interleaved_best(
+    number, rounds = (20, 2) if quick else (1000, 9)
+    best = best_cpu_seconds(
         {
             "floor: orjson.loads(first object)": lambda: orjson.loads(first),
             "dra_metadata.decode_stream(stream)": lambda: dra_metadata.decode_stream(data),
             "naive: json raw_decode + pydantic": lambda: naive_decode(text),
+            "duplicate keys: count the quotes": lambda: first.count(b'"'),
         },
         number=number,
         rounds=rounds,
     )
     floor = best["floor: orjson.loads(first object)"]
-    print(f"stream: {len(data)} bytes, 2 objects (v1beta1, v1alpha1), 8 devices x 32 attributes")
+    decode = best["dra_metadata.decode_stream(stream)"]
+    print(f"default shape in one process ({len(data)} bytes):")
     for name, seconds in best.items():
         print(f"  {name:38} {seconds * 1e6:9.1f} us   {seconds / floor:5.2f}x floor")
+    quotes = best["duplicate keys: count the quotes"]
+    print(
+        f"  an exact duplicate-key check needs at least the quote count: "
+        f"{quotes / decode:.0%} of decode_stream (the limit set is 10%)"
+    )
 
+    runs = 3 if quick else 21
     imports = process_seconds(
         {
             "python -c 'import pydantic, orjson'": python("import pydantic, orjson"),

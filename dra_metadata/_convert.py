@@ -7,13 +7,13 @@ field by its wire path. Attribute maps are checked in bulk and their values buil
 
 from __future__ import annotations
 
-import operator
-import re
 from collections.abc import Callable
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timezone
 from itertools import chain, compress, repeat
+from operator import is_
 from typing import Any, NoReturn, TypeVar
 
+from dra_metadata._gotime import TimeFormatError, parse_rfc3339
 from dra_metadata._models import (
     INT64_MAX,
     INT64_MIN,
@@ -29,8 +29,8 @@ from dra_metadata._models import (
 )
 
 _M = TypeVar("_M")
-_AttributeQueue = list[tuple[dict[str, Any], str, AttributeMap]]
-"""Attribute maps waiting to be checked: wire object, device path, the map made of it."""
+_AttributeQueue = list[tuple[dict[str, Any], int, int, AttributeMap]]
+"""Attribute maps waiting to be checked: wire object, request and device index, the map."""
 
 
 class WireTypeError(Exception):
@@ -107,9 +107,6 @@ def _optional_bool(value: object, path: str) -> bool | None:
     return None if value is None else _bool(value, path)
 
 
-_RFC3339 = re.compile(
-    r"(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?(?:(Z)|([+-])(\d{2}):(\d{2}))\Z"
-)
 _GO_ZERO_TIME = datetime(1, 1, 1, tzinfo=timezone.utc)
 
 
@@ -118,27 +115,10 @@ def _time(value: object, path: str) -> datetime | None:
         return None
     if type(value) is not str:
         _fail(path, "an RFC 3339 time string", value)
-    match = _RFC3339.match(value)
-    if match is None:
-        _fail(path, "an RFC 3339 time such as 2006-01-02T15:04:05Z", value)
-    year, month, day, hour, minute, second, fraction, zulu, sign, off_h, off_m = match.groups()
     try:
-        offset = timedelta(0)
-        if not zulu:
-            offset = timedelta(hours=int(off_h), minutes=int(off_m))
-            offset = -offset if sign == "-" else offset
-        parsed = datetime(
-            int(year),
-            int(month),
-            int(day),
-            int(hour),
-            int(minute),
-            int(second),
-            int((fraction or "0")[:6].ljust(6, "0")),
-            tzinfo=timezone(offset),
-        ).astimezone(timezone.utc)
-    except ValueError as error:
-        _fail(path, f"a valid time ({error})", value)
+        parsed = parse_rfc3339(value)
+    except TimeFormatError as error:
+        raise WireTypeError(path, f"not an RFC 3339 time ({error}): {value!r}") from None
     return None if parsed == _GO_ZERO_TIME else parsed
 
 
@@ -173,7 +153,38 @@ def _str_map(value: object, path: str) -> dict[str, str]:
     return {key: _str(item, f"{path}[{key}]") for key, item in items.items()}
 
 
+class NeedsExactPath(Exception):  # noqa: N818 - a signal, not an error
+    """The object holds what orjson cannot give exactly: read it with the exact parser."""
+
+
+class ExactJson:
+    """A kept JSON value read by the exact parser (integers exact whatever their size)."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+
+_FLOAT_FROM_BIG_INTEGER = 2.0**64  # orjson reads larger integer literals as floats
+
+
 def _json(value: object, path: str) -> Any:  # noqa: ARG001 - same shape as the other checkers
+    """A kept JSON value (fieldsV1), which Go keeps as the bytes of the file.
+
+    orjson turns an integer beyond 64 bits into a float; such an object is read exactly.
+    """
+    if type(value) is ExactJson:
+        return value.value
+    pending = [value]
+    while pending:
+        item = pending.pop()
+        if type(item) is dict:
+            pending.extend(item.values())
+        elif type(item) is list:
+            pending.extend(item)
+        elif type(item) is float and abs(item) >= _FLOAT_FROM_BIG_INTEGER:
+            raise NeedsExactPath
     return value
 
 
@@ -258,11 +269,7 @@ _MEMBER_TYPES: dict[str, type] = {
     **_ATTRIBUTE_SCALARS,
     **dict.fromkeys(_ATTRIBUTE_LISTS, list),
 }
-_getitem = operator.getitem
 _chain = chain.from_iterable
-_compress = compress
-_repeat = repeat
-_is = operator.is_
 _ZERO = {int: 0, bool: False, str: ""}
 _EXPECTED = {int: "an integer in the int64 range", bool: "true or false", str: "a string"}
 
@@ -271,39 +278,135 @@ def _check_attribute_maps(maps: _AttributeQueue) -> bool:
     """Type-check the wire ``attributes`` objects of all devices at once.
 
     Returns whether every attribute turned out to hold exactly one scalar member, which spares
-    validation from looking at them again.
+    validation and the writer from looking at them again.
 
     This is the hot path of decoding, so every loop runs in C (map, chain, list comparison)
-    over all attributes of the object together: the type each member name calls for is compared
-    with the type found. It assumes one member per attribute (what a valid file has); anything
-    else (null values, several or unknown members, lists, integers out of range) takes the
-    precise path, which also names the culprit.
+    over all attributes of the object together: the type each member name calls for is
+    compared with the type found, and the elements of list members likewise. It assumes one
+    member per attribute (what a valid file has); anything else (an attribute that is not an
+    object, several or no members, null values, unknown members, integers out of range) takes
+    the precise path, which also names the culprit.
     """
-    values = list(_chain(map(dict.values, [attributes for attributes, _, _ in maps])))
+    if len(maps) == 1:
+        values = list(maps[0][0].values())
+    else:
+        values = list(_chain([entry[0].values() for entry in maps]))
     try:
-        names = list(_chain(values))
-        if len(names) != len(values):
-            raise KeyError  # noqa: TRY301 - some attribute has no member or several
-        # With as many names as attributes and none empty (getitem would raise), every
-        # attribute has exactly one member and names[i] belongs to values[i].
-        members: list[Any] = list(map(_getitem, values, names))
+        names, members, expected, period = _names_and_members(maps, values)
+        found = list(map(type, members))
+        if expected != found:
+            raise KeyError  # noqa: TRY301 - a member of another type, or unknown
     except (TypeError, KeyError):
         _check_one_by_one(maps)
         return False
-    found = list(map(type, members))
-    if list(map(_MEMBER_TYPES.get, names)) != found or list in found:
-        _check_one_by_one(maps)
-        return False
-    if int in found:
-        ints: list[int] = list(_compress(members, map(_is, found, _repeat(int))))
-        if max(ints) > INT64_MAX or min(ints) < INT64_MIN:
-            _check_one_by_one(maps)  # raises
+    one_scalar_each = True
+    if list in found:
+        one_scalar_each = False
+        if not _list_members_are_typed(names, members, found, period):
+            _check_one_by_one(maps)
+            return False
+    if int in found and not _ints_in_range(members, found, period):
+        _check_one_by_one(maps)  # raises
+    return one_scalar_each
+
+
+def _names_and_members(
+    maps: _AttributeQueue, values: list[Any]
+) -> tuple[list[str], list[Any], list[type | None], int]:
+    """The member name, member and expected type of each attribute, and the number of
+    attributes after which the layout repeats (0 if it does not); raises KeyError or TypeError
+    unless every attribute is an object with exactly one member."""
+    checked = _members_like_the_first_device(maps, values)
+    if checked is not None:
+        return (*checked, len(maps[0][0]))
+    names = list(_chain(values))
+    if len(names) != len(values):
+        raise KeyError  # some attribute has several members or none
+    # With as many names as attributes, names[i] belongs to values[i] unless some attribute
+    # has no member, which the lookup of another's name in it reveals (KeyError).
+    # dict.__getitem__ refuses anything that is not an object (TypeError).
+    members = list(map(_member_of, values, names))
+    return names, members, list(map(_MEMBER_TYPES.get, names)), 0
+
+
+def _ints_in_range(members: list[Any], found: list[type], period: int) -> bool:
+    """Whether the integer members are in the int64 range (orjson gives floats below it)."""
+    if period:  # the layout repeats: the first device's positions of integers serve for all
+        are_ints = list(map(is_, found[:period], repeat(int))) * (len(found) // period)
+    else:
+        are_ints = list(map(is_, found, repeat(int)))
+    largest: int = max(compress(members, are_ints))
+    return largest <= INT64_MAX
+
+
+_member_of = dict.__getitem__
+
+
+def _members_like_the_first_device(
+    maps: _AttributeQueue, values: list[Any]
+) -> tuple[list[str], list[Any], list[type | None]] | None:
+    """Member names, members and expected types when every device has the first one's layout.
+
+    The devices of a driver usually publish the same attributes with the same member each:
+    then the names and types the first device's attributes call for serve for all, once every
+    attribute is seen to have exactly one member; a lookup of the first device's name in
+    another's attribute fails (KeyError) when they differ. None when the layouts differ.
+    """
+    first = maps[0][0]
+    if len(maps) == 1 or len(values) != len(first) * len(maps):
+        return None
+    first_names = list(_chain(first.values()))
+    if len(first_names) != len(first) or set(map(len, values)) != _ONE:
+        return None
+    names = first_names * len(maps)
+    try:
+        members = list(map(_member_of, values, names))
+    except KeyError:
+        return None
+    return names, members, list(map(_MEMBER_TYPES.get, first_names)) * len(maps)
+
+
+_ONE = {1}
+
+
+def _list_members_are_typed(
+    names: list[str], members: list[Any], found: list[type], period: int
+) -> bool:
+    """Whether each element of the list members has the member's element type (integers in
+    the int64 range): the elements of all lists of one element type are checked together.
+
+    With a ``period``, the layout of the first ``period`` attributes repeats (each device like
+    the first): which attributes are lists of which type is then worked out for those only.
+    """
+    repeats = len(found) // period if period else 1
+    if not period:
+        period = len(found)
+    is_list = list(map(is_, found[:period], repeat(list)))
+    element_types = list(map(_ATTRIBUTE_LISTS.__getitem__, compress(names[:period], is_list)))
+    lists: list[list[Any]] = list(compress(members, is_list * repeats))
+    for element_type in _LIST_ELEMENT_TYPES:
+        of_type = list(map(is_, element_types, repeat(element_type))) * repeats
+        elements = list(_chain(compress(lists, of_type)))
+        if element_type is str:
+            try:
+                "".join(elements)  # refuses anything but str, faster than looking at types
+            except TypeError:
+                return False
+            continue
+        if not set(map(type, elements)) <= {element_type}:
+            return False
+        if element_type is int and elements and max(elements) > INT64_MAX:
+            return False
     return True
 
 
+_LIST_ELEMENT_TYPES = (int, bool, str)
+
+
 def _check_one_by_one(maps: _AttributeQueue) -> None:
-    for attributes, device_path, _ in maps:
-        _check_attributes_one_by_one(attributes, f"{device_path}.attributes")
+    for attributes, request, device, _ in maps:
+        path = f"requests[{request}].devices[{device}].attributes"
+        _check_attributes_one_by_one(attributes, path)
 
 
 def _is_of_kind(value: object, kind: type) -> bool:
@@ -332,61 +435,88 @@ def _check_attributes_one_by_one(attributes: dict[str, Any], path: str) -> None:
                     _fail(f"{member_path}[{index}]", _EXPECTED[kind], element)
 
 
-def _network_data(value: object, device_path: str) -> NetworkDeviceData:
-    raw = value if type(value) is dict else _object(value, f"{device_path}.networkData")
-    get = raw.get
-    interface_name, ips, hardware_address = get("interfaceName"), get("ips"), get("hardwareAddress")
-    if type(interface_name) is not str:
-        interface_name = _str(interface_name, f"{device_path}.networkData.interfaceName")
-    if type(hardware_address) is not str:
-        hardware_address = _str(hardware_address, f"{device_path}.networkData.hardwareAddress")
-    if type(ips) is list and set(map(type, ips)) <= _STR_ONLY:
-        ips = tuple(ips)
-    else:
-        ips = _str_tuple(ips, f"{device_path}.networkData.ips")
-    return _build_network_data(interface_name, ips, hardware_address)
-
-
-def _device(value: object, path: str, attribute_maps: _AttributeQueue) -> Device:
-    """A Device; its attributes are queued in ``attribute_maps`` to be checked all together."""
-    raw = value if type(value) is dict else _object(value, path)
-    get = raw.get
-    driver, pool, name = get("driver"), get("pool"), get("name")
-    attributes = get("attributes")
-    if type(attributes) is not dict:
-        attributes = _object(attributes, f"{path}.attributes")
-    attribute_map = AttributeMap.from_checked_wire(attributes)
-    if attributes:
-        attribute_maps.append((attributes, path, attribute_map))
-    if type(driver) is not str:
-        driver = _str(driver, f"{path}.driver")
-    if type(pool) is not str:
-        pool = _str(pool, f"{path}.pool")
-    if type(name) is not str:
-        name = _str(name, f"{path}.name")
-    network_data = get("networkData")
-    return _build_device(
-        driver,
-        pool,
-        name,
-        attribute_map,
-        None if network_data is None else _network_data(network_data, path),
-    )
-
-
-def _request(value: object, path: str, attribute_maps: _AttributeQueue) -> DeviceMetadataRequest:
+def _network_data(value: object, request: int, device: int) -> NetworkDeviceData:
+    if type(value) is dict:
+        get = value.get
+        interface_name = get("interfaceName", "")
+        ips = get("ips", ())
+        hardware_address = get("hardwareAddress", "")
+        if (
+            type(interface_name) is str
+            and type(hardware_address) is str
+            and (ips == () or (type(ips) is list and set(map(type, ips)) <= _STR_ONLY))
+        ):
+            return _build_network_data(interface_name, tuple(ips), hardware_address)
+    path = f"requests[{request}].devices[{device}].networkData"
     raw = _object(value, path)
-    devices_path = f"{path}.devices"
-    devices = _list(raw.get("devices"), devices_path)
-    return _build_request(
-        _str(raw.get("name"), f"{path}.name"),
-        tuple(
-            [
-                _device(device, f"{devices_path}[{index}]", attribute_maps)
-                for index, device in enumerate(devices)
-            ]
-        ),
+    return _build_network_data(
+        _str(raw.get("interfaceName"), f"{path}.interfaceName"),
+        _str_tuple(raw.get("ips"), f"{path}.ips"),
+        _str(raw.get("hardwareAddress"), f"{path}.hardwareAddress"),
     )
+
+
+_NO_ATTRIBUTES: dict[str, Any] = {}
+
+
+def _devices(
+    raw_devices: object, request: int, attribute_maps: _AttributeQueue
+) -> tuple[Device, ...]:
+    """The devices of a request; their attributes are queued in ``attribute_maps`` to be
+    checked all together. Paths of fields are only made when something is wrong."""
+    if type(raw_devices) is not list:
+        raw_devices = _list(raw_devices, f"requests[{request}].devices")
+    devices: list[Device] = []
+    append = devices.append
+    queue = attribute_maps.append
+    build = _build_device
+    new_map = _new_object
+    set_entries = _set_entries
+    for index, item in enumerate(raw_devices):
+        raw = item if type(item) is dict else _object(item, f"requests[{request}].devices[{index}]")
+        get = raw.get
+        driver = get("driver", "")
+        pool = get("pool", "")
+        name = get("name", "")
+        if type(driver) is not str or type(pool) is not str or type(name) is not str:
+            path = f"requests[{request}].devices[{index}]"
+            driver = _str(driver, f"{path}.driver")
+            pool = _str(pool, f"{path}.pool")
+            name = _str(name, f"{path}.name")
+        attributes = get("attributes")
+        if type(attributes) is not dict:
+            attributes = (
+                _NO_ATTRIBUTES
+                if attributes is None
+                else _object(attributes, f"requests[{request}].devices[{index}].attributes")
+            )
+        attribute_map = new_map(AttributeMap)
+        set_entries(attribute_map, attributes)
+        if attributes:
+            queue((attributes, request, index, attribute_map))
+        network_data = get("networkData")
+        if network_data is not None:
+            network_data = _network_data(network_data, request, index)
+        append(build(driver, pool, name, attribute_map, network_data))
+    return tuple(devices)
+
+
+def _requests(raw_requests: object, attribute_maps: _AttributeQueue) -> tuple[Any, ...]:
+    if type(raw_requests) is not list:
+        raw_requests = _list(raw_requests, "requests")
+    requests = []
+    for index, item in enumerate(raw_requests):
+        raw = item if type(item) is dict else _object(item, f"requests[{index}]")
+        name = raw.get("name", "")
+        if type(name) is not str:
+            name = _str(name, f"requests[{index}].name")
+        devices = raw.get("devices")
+        requests.append(
+            _build_request(
+                name, () if devices is None else _devices(devices, index, attribute_maps)
+            )
+        )
+    return tuple(requests)
 
 
 _SIMPLE_META_KEYS = frozenset({"name", "namespace", "uid", "generation"})
@@ -395,7 +525,7 @@ _NO_OWNERS_FINALIZERS_MANAGERS = ((), (), ())
 
 
 def _object_meta(value: object) -> ObjectMeta:
-    meta = _object(value, "metadata")
+    meta = value if type(value) is dict else _object(value, "metadata")
     if meta.keys() <= _SIMPLE_META_KEYS:  # what drivers write: skip the full table
         get = meta.get
         name, namespace, uid = get("name", ""), get("namespace", ""), get("uid", "")
@@ -417,22 +547,20 @@ def _object_meta(value: object) -> ObjectMeta:
 def metadata_from_wire(raw: dict[str, Any], api_version: str) -> DeviceMetadata:
     """A DeviceMetadata from one parsed wire object; raises WireTypeError."""
     attribute_maps: _AttributeQueue = []
-    requests = tuple(
-        _request(request, f"requests[{index}]", attribute_maps)
-        for index, request in enumerate(_list(raw.get("requests"), "requests"))
-    )
+    get = raw.get
+    raw_requests = get("requests")
+    requests = () if raw_requests is None else _requests(raw_requests, attribute_maps)
     if attribute_maps and _check_attribute_maps(attribute_maps):
-        for _, _, attribute_map in attribute_maps:
-            attribute_map.one_scalar_member_each = True
-    return _build_metadata(
-        api_version,
-        _object_meta(raw.get("metadata")),
-        _optional_str(raw.get("podClaimName"), "podClaimName"),
-        requests,
-        (),
-    )
+        for entry in attribute_maps:
+            entry[3].one_scalar_member_each = True
+    pod_claim_name = get("podClaimName")
+    if pod_claim_name is not None and type(pod_claim_name) is not str:
+        _fail("podClaimName", "a string", pod_claim_name)
+    return _build_metadata(api_version, _object_meta(get("metadata")), pod_claim_name, requests, ())
 
 
+_new_object = object.__new__
+_set_entries = AttributeMap._entries.__set__  # type: ignore[attr-defined]  # noqa: SLF001
 _build_object_meta = builder(ObjectMeta)
 _build_network_data = builder(NetworkDeviceData)
 _build_device = builder(Device)

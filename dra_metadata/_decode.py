@@ -1,20 +1,28 @@
 """The multi-document stream decoder: pick the first object of a known API version.
 
-Behaviour of the Go reference (spec §2, §4.1, B1): objects are read in order; the first object
-of a known version wins and nothing after it is parsed; an object of an unknown version that has
-a kind is skipped and remembered; everything else that goes wrong is fatal.
+Behaviour of the Go reference (spec §2, §3.3, §4.1, B1): objects are read in order; the first
+object of a known version wins and nothing after it is parsed; an object of an unknown version
+that has a kind is skipped and remembered; everything else that goes wrong is fatal.
+
+Two paths lead there. The fast one parses each object with orjson, which gives what Go gives for
+the JSON writers produce. The exact one (`_gojson`, `_unmarshal`) reproduces Go's
+encoding/json where orjson cannot: it is taken for an object orjson refuses (invalid UTF-8,
+escaped lone surrogates, numbers beyond a double, nesting deeper than 1024, syntax errors, whose
+messages it words as Go does) and for an object whose apiVersion or kind is spelled in another
+case, which needs every key in order. Either way, the work is proportional to the bytes read.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
+from operator import itemgetter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from dra_metadata._convert import WireTypeError, describe, metadata_from_wire
+from dra_metadata._convert import NeedsExactPath, WireTypeError, describe, metadata_from_wire
 from dra_metadata._errors import MetadataDecodeError, NoCompatibleVersionError, NoMetadataError
 from dra_metadata._models import DeviceMetadata, builder
 from dra_metadata._versions import KIND, KNOWN_API_VERSIONS, ApiVersionError, normalize_api_version
@@ -23,10 +31,22 @@ if TYPE_CHECKING:
     from dra_metadata._validate import FieldError, Profile
 
 _WHITESPACE = re.compile(rb"[ \t\r\n]*")
-_END_OF_STREAM = frozenset(b"]}")
-_KNOWN = frozenset(KNOWN_API_VERSIONS)
-_SEPARATOR = b"}\n{"
+_SEPARATOR = re.compile(rb"\}[ \t\r\n]*\{")
+"""Where the next object may start: objects are separated by whitespace or nothing, and a raw
+newline cannot occur inside a string (a "}{" inside one only makes a guess fail)."""
+_WRITER_SEPARATOR = b"}\n{"
 _WINDOW = 256
+_END_OF_STREAM = b"]}"
+_KNOWN = frozenset(KNOWN_API_VERSIONS)
+_TOP_LEVEL_KEYS = frozenset({"kind", "apiVersion", "metadata", "podClaimName", "requests"})
+_UNEXPECTED_CONTENT = "unexpected content after document"
+_AT_ONCE_AFTER = 8
+"""After this many skipped objects, the rest of the stream is parsed in one go if it is a
+plain sequence of small objects: 125,000 objects cost about one orjson call, not 125,000."""
+_SMALL_OBJECT = 1024
+_VERSIONS_NAMED = 10
+_BYTE_ORDER_MARK = b"\xef\xbb\xbf"
+_TRUNCATED_HINT = " (the stream is truncated: the file may be in the middle of being written)"
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,117 +66,91 @@ class DecodeResult:
 _build_result = builder(DecodeResult)
 
 
+# Reading one value.
+
+
+def _char_offset_to_bytes(data: bytes, start: int, characters: int) -> int:
+    """orjson counts positions in characters; the byte offset of one, from ``start``.
+
+    Only called for positions orjson parsed up to, which are valid UTF-8.
+    """
+    prefix = data[start : start + 4 * characters]
+    if prefix[:characters].isascii():
+        return characters
+    return len(prefix.decode("utf-8", "ignore")[:characters].encode("utf-8"))
+
+
+def _writer_layout_end(data: bytes, start: int) -> int:
+    """Where the first object ends if the stream has the upstream writer's layout, else -1.
+
+    A writer emits the same object once per version, "}\\n{" between them: in a stream of two
+    (or three) versions the first separator lies near the middle (or the first third).
+    """
+    size = len(data)
+    for parts in (2, 3):
+        middle = start + (size - start) // parts
+        found = data.find(_WRITER_SEPARATOR, max(start, middle - _WINDOW), middle + _WINDOW)
+        if found > start:
+            return found + 1
+    return -1
+
+
+def _read_value(data: bytes, start: int, *, first: bool) -> tuple[Any, int]:
+    """The JSON value at ``start`` and the offset just after it.
+
+    The fast way guesses where the value ends and lets orjson confirm the guess by parsing
+    exactly that much (a JSON value that parses whole is what Go's stream reader reads there).
+    When that fails, the exact parser reads the value from ``start``: it stops where Go's
+    reader stops, so it reads only the value, and it raises _ReadError.
+    """
+    loads = orjson.loads
+    if first:
+        end = _writer_layout_end(data, start)
+        if end == -1:  # a small first object? (orjson would check the whole rest's UTF-8)
+            separator = _SEPARATOR.search(data, start, start + _WINDOW * 4)
+            end = -1 if separator is None else separator.start() + 1
+        if end != -1:
+            try:
+                return loads(data[start:end]), end
+            except orjson.JSONDecodeError:
+                pass
+        try:  # a stream of one object, or a first object whose end orjson reports
+            return loads(data[start:] if start else data), len(data)
+        except orjson.JSONDecodeError as error:
+            if error.msg == _UNEXPECTED_CONTENT:
+                end = start + _char_offset_to_bytes(data, start, error.pos)
+                try:
+                    return loads(data[start:end]), end
+                except orjson.JSONDecodeError:
+                    pass
+    separator = _SEPARATOR.search(data, start)
+    end = separator.start() + 1 if separator is not None else len(data)
+    try:
+        return loads(data[start:end]), end
+    except orjson.JSONDecodeError:
+        return _read_value_exactly(data, start)
+
+
 class _ReadError(Exception):
-    def __init__(self, message: str, offset: int, *, truncated: bool = False) -> None:
+    """A syntax error of the exact parser: Go's message, the byte offset, truncation."""
+
+    def __init__(self, message: str, offset: int, *, truncated: bool) -> None:
         super().__init__(message)
+        self.message = message
         self.offset = offset
         self.truncated = truncated
 
 
-def _byte_offset(data: bytes, start: int, char_offset: int) -> int:
-    """orjson reports positions in characters; turn one into a byte offset into ``data``."""
-    if data.isascii():
-        return start + char_offset
-    text = data[start:].decode("utf-8", errors="replace")
-    return start + len(text[:char_offset].encode("utf-8", errors="replace"))
+def _read_value_exactly(data: bytes, start: int) -> tuple[Any, int]:
+    from dra_metadata._gojson import GoSyntaxError, parse_value  # noqa: PLC0415 - rare
 
-
-def _parse_prefix(data: bytes, start: int, end: int) -> Any:
-    return orjson.loads(memoryview(data)[start:end])
-
-
-def _read_value(data: bytes, start: int) -> tuple[Any, int]:
-    """Parse the JSON value that starts at ``start``; return it and the offset just after it.
-
-    orjson parses whole documents only, so the end of the value is guessed from the layout
-    writers produce (objects separated by "}\n{", compact or indented: a raw newline cannot occur
-    inside a JSON string, and indented inner braces never start a line) and the guess is
-    confirmed by parsing exactly that much. A wrong guess costs one more parse of the remainder,
-    whose error tells where the value ends. A writer emits the same object once per version, so
-    in the common two-version stream the separator lies near the middle: look there first,
-    since a full search costs about half as much as parsing.
-    """
-    size = len(data)
-    middle = (start + size) // 2
-    guess = data.find(_SEPARATOR, middle - _WINDOW, middle + _WINDOW)
-    if guess == -1:
-        guess = data.find(_SEPARATOR, start)
-    guess = guess + 1 if guess != -1 else size
     try:
-        return _parse_prefix(data, start, guess), guess
-    except orjson.JSONDecodeError:
-        return _read_value_slowly(data, start)
+        return parse_value(data, start)
+    except GoSyntaxError as error:
+        raise _ReadError(error.message, error.offset, truncated=error.truncated) from None
 
 
-_TRUNCATED_HINT = " (the stream is truncated: the file may be in the middle of being written)"
-
-
-def _read_value_slowly(data: bytes, start: int) -> tuple[Any, int]:
-    end = len(data)
-    cut_character = False  # the data ends inside a multi-byte character: a partial write
-    if not data.isascii():
-        try:
-            data[start:].decode("utf-8")
-        except UnicodeDecodeError as error:
-            end = start + error.start  # parse up to the first invalid byte
-            cut_character = error.reason == "unexpected end of data"
-    try:
-        return _parse_prefix(data, start, end), end
-    except orjson.JSONDecodeError as error:
-        stop = _byte_offset(data, start, error.pos)
-        if start < stop < end:
-            try:  # the error may just be "more data after the value"
-                return _parse_prefix(data, start, stop), stop
-            except orjson.JSONDecodeError:
-                pass
-        if end < len(data) and stop >= end:
-            message = f"invalid UTF-8 byte 0x{data[end]:02x} at byte {end}"
-            if cut_character:
-                message += _TRUNCATED_HINT
-            raise _ReadError(message, end, truncated=cut_character) from None
-        truncated = stop >= end == len(data)
-        message = f"{error.msg} at byte {stop}{_TRUNCATED_HINT if truncated else ''}"
-        raise _ReadError(message, stop, truncated=truncated) from None
-
-
-def decode_bytes(data: bytes, path: Path | None = None) -> DecodeResult:
-    """decode_stream for bytes, naming ``path`` in errors."""
-    position = 0
-    index = 0
-    skipped: list[str] = []
-    size = len(data)
-    while True:
-        position = _WHITESPACE.match(data, position).end()  # type: ignore[union-attr]
-        if position >= size or data[position] in _END_OF_STREAM:
-            break
-        index += 1
-        try:
-            value, position = _read_value(data, position)
-        except _ReadError as error:
-            raise MetadataDecodeError(
-                f"read metadata object from stream: object {index}: {error}",
-                path=path,
-                object_index=index,
-                truncated=error.truncated,
-            ) from None
-        api_version = _object_api_version(value, index, path)
-        if api_version in _KNOWN:
-            metadata = _decode_known(value, api_version, index, path)
-            return _build_result(metadata, api_version, tuple(skipped), ())
-        skipped.append(api_version)
-    if skipped:
-        versions = ", ".join(skipped)
-        raise NoCompatibleVersionError(
-            f"no compatible metadata version found in stream (unknown versions: {versions}); "
-            f"this library reads {', '.join(KNOWN_API_VERSIONS)}",
-            unknown_versions=tuple(skipped),
-            path=path,
-        )
-    raise NoMetadataError(
-        "no metadata objects found in stream: it is empty or holds only whitespace "
-        "(a file may be in the middle of being written)",
-        path=path,
-    )
+# What an object is: its apiVersion, or a fatal error.
 
 
 def _fatal(
@@ -171,15 +165,11 @@ def _fatal(
     )
 
 
-def _object_api_version(value: Any, index: int, path: Path | None) -> str:
-    """The normalized apiVersion of a stream object; raises for objects that must not be skipped.
+def _classify(kind: Any, api_version: Any, index: int, path: Path | None) -> str:
+    """The normalized apiVersion of an object; raises for objects that must not be skipped.
 
     An unknown version is returned (to be skipped) only when the object also has a kind.
     """
-    if type(value) is not dict:
-        raise _fatal(f"is {describe(value)}, not a JSON object", index, path)
-    kind = value.get("kind")
-    api_version = value.get("apiVersion")
     if kind == KIND and type(api_version) is str and api_version in _KNOWN:  # the usual case
         return api_version
     for key, found in (("kind", kind), ("apiVersion", api_version)):
@@ -199,19 +189,321 @@ def _object_api_version(value: Any, index: int, path: Path | None) -> str:
     return normalized
 
 
-def _decode_known(
-    value: dict[str, Any], api_version: str, index: int, path: Path | None
-) -> DeviceMetadata:
+def _has_type_meta_in_another_case(value: dict[str, Any]) -> bool:
+    """Whether a key other than "kind"/"apiVersion" finds them in Go's case-insensitive lookup.
+
+    Such an object needs its keys in order (the last matching key wins), which orjson loses.
+    """
+    from dra_metadata._unmarshal import type_meta_key  # noqa: PLC0415 - rare
+
+    return any(type_meta_key(key) for key in value.keys() - _TOP_LEVEL_KEYS)
+
+
+def _object_api_version(value: Any, index: int, path: Path | None) -> str:
+    if type(value) is dict:
+        return _classify(value.get("kind"), value.get("apiVersion"), index, path)
+    from dra_metadata._gojson import Pairs, to_python  # noqa: PLC0415 - exact values only
+
+    if type(value) is not Pairs:
+        raise _fatal(f"is {describe(to_python(value))}, not a JSON object", index, path)
+    from dra_metadata._unmarshal import type_meta  # noqa: PLC0415
+
+    api_version, kind = (
+        item if item is None or type(item) is str else to_python(item) for item in type_meta(value)
+    )
+    return _classify(kind, api_version, index, path)
+
+
+def _decode_known(value: Any, api_version: str, index: int, path: Path | None) -> DeviceMetadata:
+    """The DeviceMetadata of an object of a known version; raises NeedsExactPath for an object
+    that orjson could not give exactly."""
     try:
-        return metadata_from_wire(value, api_version)
+        if type(value) is dict:
+            return metadata_from_wire(value, api_version)
+        from dra_metadata._unmarshal import unmarshal_device_metadata  # noqa: PLC0415
+
+        return metadata_from_wire(unmarshal_device_metadata(value), api_version)
     except WireTypeError as error:
+        raise _field_error(error, api_version, index, path) from None
+
+
+def _field_error(
+    error: WireTypeError, api_version: str, index: int, path: Path | None
+) -> MetadataDecodeError:
+    return MetadataDecodeError(
+        f"decode {api_version}: object {index}, field {error.field}: {error.problem}",
+        path=path,
+        object_index=index,
+        api_version=api_version,
+        field=error.field,
+    )
+
+
+# Many small objects at once.
+
+
+def _go_text(data: bytes) -> str | None:
+    """``data`` with what Go replaces replaced (invalid UTF-8, escaped lone surrogates), or None
+    when there is nothing of the kind, i.e. when orjson refused it for another reason."""
+    from dra_metadata._gojson import sanitize  # noqa: PLC0415 - rare
+
+    return sanitize(data)
+
+
+def _objects_at_once(
+    data: bytes, previous_end: int, start: int
+) -> tuple[list[Any], bytes, int] | None:
+    """The values from ``start`` up to the last object of the stream, parsed together, the
+    bytes they were parsed from and where the last of them ends; else None.
+
+    The separator between the two previous objects (e.g. "}\n{" or "}{") is turned into
+    "},{" and the whole run parsed as one array; the last object, and whatever may follow it,
+    is left to be read alone. The array must have one element more than separators were
+    replaced (else a comma of the run was taken for one); `_skipped_prefix` sees the rest of
+    what proves that the split is Go's.
+    """
+    separator = b"}" + data[previous_end:start] + b"{"
+    last = data.rfind(separator, start)
+    if (
+        previous_end > _AT_ONCE_AFTER * _SMALL_OBJECT  # the objects so far were not small
+        or data[previous_end - 1] != 0x7D
+        or data[start] != 0x7B
+        or last == -1
+    ):
+        return None
+    run = data[start : last + 1]
+    parsed = _parse_run(run, separator)
+    if parsed is None or len(parsed[0]) != parsed[1] + 1:  # a comma of the run taken for one
+        return None
+    return parsed[0], run, last + 1
+
+
+def _parse_run(run: bytes, separator: bytes) -> tuple[list[Any], int] | None:
+    """The run parsed as one array, a comma put after the "}" of each separator, and how many
+    separators there were (after Go's replacements of invalid UTF-8 and escaped lone
+    surrogates if orjson refuses it); None if it is no array."""
+    array = run.replace(separator, b"}," + separator[1:])
+    try:
+        return orjson.loads(b"[" + array + b"]"), len(array) - len(run)
+    except orjson.JSONDecodeError:
+        text = _go_text(run)
+    if text is None:
+        return None
+    separator_text = separator.decode()
+    array_text = text.replace(separator_text, "}," + separator_text[1:])
+    try:
+        return orjson.loads("[" + array_text + "]"), len(array_text) - len(text)
+    except orjson.JSONDecodeError:
+        return None
+
+
+def _skippable_version(api_version: Any) -> str | None:
+    """The normalized form of an apiVersion that makes an object skipped, or None."""
+    if type(api_version) is not str:
+        return None
+    try:
+        normalized = normalize_api_version(api_version)
+    except ApiVersionError:
+        return None
+    return None if normalized in _KNOWN else normalized
+
+
+def _skipped_prefix(objects: list[Any], run: bytes) -> list[str | None] | None:
+    """The versions of the leading objects that are skipped, then None for the first object
+    that is not (if any); None if the objects might not be what Go's reader finds in ``run``,
+    or an object has apiVersion or kind in another case (its keys must be read in order).
+
+    The objects are Go's when each is an object with nothing nested and no brace inside a
+    string: then no separator was replaced inside a string or a nested array. The usual run,
+    of objects with only apiVersion and kind, shows it in its few distinct values; any other
+    needs as many "{" and "}" in ``run`` as objects, and no "[". Each distinct apiVersion and
+    kind is looked at once.
+    """
+    try:  # itemgetter refuses anything but objects (TypeError), as orjson makes no other mapping
+        versions: list[Any] = list(map(_API_VERSION, objects))
+        kinds: set[Any] = set(map(_KIND, objects))  # refuses objects and arrays (TypeError)
+        distinct = set(versions)
+        only_type_fields = set(map(len, objects)) == {2}
+    except (TypeError, KeyError):
+        return _skipped_prefix_of_any_objects(objects, run)
+    if not only_type_fields:
+        return _skipped_prefix_of_any_objects(objects, run)
+    if any(type(value) is str and ("{" in value or "}" in value) for value in distinct | kinds):
+        return None
+    outcome = {version: _skippable_version(version) for version in distinct}
+    results: list[str | None] = (
+        versions  # already normalized, as is usual
+        if all(key == value for key, value in outcome.items())
+        else list(map(outcome.__getitem__, versions))
+    )
+    return _cut_at_the_first_stop(results, outcome, kinds, objects)
+
+
+def _skipped_prefix_of_any_objects(objects: list[Any], run: bytes) -> list[str | None] | None:
+    if (
+        set(map(type, objects)) != {dict}
+        or run.count(b"{") != len(objects)
+        or run.count(b"}") != len(objects)
+        or b"[" in run
+    ):
+        return None
+    from dra_metadata._unmarshal import type_meta_key  # noqa: PLC0415 - rare
+
+    if any(type_meta_key(key) for key in set().union(*objects) - _TOP_LEVEL_KEYS):
+        return None
+    versions = [item.get("apiVersion") for item in objects]
+    outcome = {version: _skippable_version(version) for version in set(versions)}
+    results: list[str | None] = list(map(outcome.__getitem__, versions))
+    kinds = {item.get("kind") for item in objects}
+    return _cut_at_the_first_stop(results, outcome, kinds, objects)
+
+
+def _cut_at_the_first_stop(
+    results: list[str | None], outcome: dict[Any, str | None], kinds: set[Any], objects: list[Any]
+) -> list[str | None]:
+    """``results`` up to the first object that is not skipped, which becomes None."""
+    stop = results.index(None) if None in outcome.values() else len(results)
+    unusable_kinds = {kind for kind in kinds if type(kind) is not str or not kind}
+    if unusable_kinds:
+        each = [item.get("kind") for item in objects]
+        stop = min(stop, list(map(unusable_kinds.__contains__, each)).index(True))
+    if stop < len(results):
+        del results[stop:]
+        results.append(None)
+    return results
+
+
+_API_VERSION = itemgetter("apiVersion")
+_KIND = itemgetter("kind")
+
+
+# The stream.
+
+
+def _no_compatible_version(skipped: list[str], path: Path | None) -> NoCompatibleVersionError:
+    named = ", ".join(skipped[:_VERSIONS_NAMED])
+    if len(skipped) > _VERSIONS_NAMED:
+        named += f" and {len(skipped) - _VERSIONS_NAMED} more"
+    return NoCompatibleVersionError(
+        f"no compatible metadata version found in stream (unknown versions: {named}); "
+        f"this library reads {', '.join(KNOWN_API_VERSIONS)}",
+        unknown_versions=tuple(skipped),
+        path=path,
+    )
+
+
+def decode_bytes(data: bytes, path: Path | None = None) -> DecodeResult:
+    """decode_stream for bytes, naming ``path`` in errors."""
+    size = len(data)
+    position = 0 if data[:1] == b"{" else _WHITESPACE.match(data).end()  # type: ignore[union-attr]
+    index = 0
+    skipped: list[str] = []
+    previous_end = 0
+    while position < size and data[position] not in _END_OF_STREAM:
+        if len(skipped) == _AT_ONCE_AFTER:
+            outcome = _skip_at_once(data, previous_end, position, index, path, skipped)
+            if type(outcome) is DecodeResult:
+                return outcome
+            if outcome is not None:
+                previous_end, index = outcome  # type: ignore[misc]
+                position = _WHITESPACE.match(data, previous_end).end()  # type: ignore[union-attr]
+                continue
+        index += 1
+        value, end = _read_object(data, position, index, path)
+        if not (  # the usual case is classified with as few calls as can be
+            type(value) is dict
+            and value.get("kind") == KIND
+            and type(api_version := value.get("apiVersion")) is str
+            and api_version in _KNOWN
+        ):
+            api_version = _object_api_version(value, index, path)
+        if api_version in _KNOWN:
+            return _decoded(data, position, value, (api_version, index, path), skipped)
+        skipped.append(api_version)
+        previous_end = end
+        position = _WHITESPACE.match(data, end).end()  # type: ignore[union-attr]
+    if skipped:
+        raise _no_compatible_version(skipped, path)
+    raise NoMetadataError(
+        "no metadata objects found in stream: it is empty or holds only whitespace "
+        "(a file may be in the middle of being written)",
+        path=path,
+    )
+
+
+def _decoded(
+    data: bytes,
+    position: int,
+    value: Any,
+    where: tuple[str, int, Path | None],
+    skipped: list[str],
+) -> DecodeResult:
+    """The result for the object of a known version at ``position``, already parsed."""
+    api_version, index, path = where
+    try:
+        metadata = _decode_known(value, api_version, index, path)
+    except NeedsExactPath:
+        value, _ = _read_value_exactly(data, position)
+        metadata = _decode_known(value, api_version, index, path)
+    return _build_result(metadata, api_version, tuple(skipped), ())
+
+
+def _skip_at_once(
+    data: bytes,
+    previous_end: int,
+    position: int,
+    index: int,
+    path: Path | None,
+    skipped: list[str],
+) -> DecodeResult | tuple[int, int] | None:
+    """Skip the run of small objects at ``position`` at once, if it is one (`_objects_at_once`).
+
+    Returns the result when the run holds an object of a known version, else where the run ends
+    and the index of its last object; None when the run cannot be read at once. Raises for an
+    object of the run that is neither skipped nor known.
+    """
+    batch = _objects_at_once(data, previous_end, position)
+    if batch is None:
+        return None
+    objects, run, end = batch
+    found = _skipped_prefix(objects, run)
+    if found is None:
+        return None
+    index += len(found)
+    if found[-1] is None:  # an object that is not skipped: known, or fatal
+        skipped.extend(found[:-1])  # type: ignore[arg-type]
+        value = objects[len(found) - 1]
+        api_version = _object_api_version(value, index, path)
+        # A flat object holds no fieldsV1, the one thing orjson may not give exactly.
+        metadata = _decode_known(value, api_version, index, path)
+        return _build_result(metadata, api_version, tuple(skipped), ())
+    skipped.extend(found)  # type: ignore[arg-type]
+    return end, index
+
+
+def _read_object(data: bytes, position: int, index: int, path: Path | None) -> tuple[Any, int]:
+    """The value at ``position``, read exactly again when orjson's reading is not enough."""
+    try:
+        value, end = _read_value(data, position, first=index == 1)
+        if (
+            type(value) is dict
+            and not value.keys() <= _TOP_LEVEL_KEYS
+            and _has_type_meta_in_another_case(value)
+        ):
+            value, end = _read_value_exactly(data, position)
+    except _ReadError as error:
+        message = f"{error.message} at byte {error.offset}"
+        if error.truncated:
+            message += _TRUNCATED_HINT
+        elif data.startswith(_BYTE_ORDER_MARK, error.offset):
+            message += " (a UTF-8 byte order mark, which JSON does not allow)"
         raise MetadataDecodeError(
-            f"decode {api_version}: object {index}, field {error.field}: {error.problem}",
+            f"read metadata object from stream: object {index}: {message}",
             path=path,
             object_index=index,
-            api_version=api_version,
-            field=error.field,
+            truncated=error.truncated,
         ) from None
+    return value, end
 
 
 def resolve_profile(validate: bool | Profile) -> Profile | None:
@@ -225,28 +517,36 @@ def resolve_profile(validate: bool | Profile) -> Profile | None:
     raise ValueError(f"validate must be False, True, 'metadata' or 'strict', not {validate!r}")
 
 
+def _as_bytes(data: object) -> bytes:
+    if type(data) is bytes:
+        return data
+    if isinstance(data, str):
+        # A str stands for the bytes it was decoded from: lone surrogates that "surrogateescape"
+        # made of undecodable bytes become those bytes again (and then U+FFFD, as in Go).
+        try:
+            return data.encode("utf-8", "surrogateescape")
+        except UnicodeEncodeError:
+            return data.encode("utf-8", "surrogatepass")
+    if isinstance(data, bytes):
+        return bytes(data)
+    try:
+        return bytes(memoryview(data))  # type: ignore[arg-type]
+    except TypeError:
+        raise TypeError(
+            f"data must be bytes (or bytes-like) or str, not {type(data).__name__}"
+        ) from None
+
+
 def decode_stream(data: bytes | str, *, validate: bool | Profile = False) -> DecodeResult:
     """Decode a metadata stream as the Go reference does and return the first usable object.
 
     Raises MetadataDecodeError (and its subclasses NoMetadataError, NoCompatibleVersionError)
     naming the object and the field at fault. With ``validate`` (True for the upstream rules,
     "strict" for the API server's too), the findings are in ``.errors``; the object is
-    returned all the same.
+    returned all the same. A str is taken as the UTF-8 bytes it stands for.
     """
-    profile = resolve_profile(validate)
-    if isinstance(data, str):
-        try:
-            data = data.encode("utf-8")
-        except UnicodeEncodeError as error:
-            raise MetadataDecodeError(f"read metadata object from stream: {error}") from None
-    elif not isinstance(data, bytes):
-        try:
-            data = bytes(memoryview(data))
-        except TypeError:
-            raise TypeError(
-                f"data must be bytes (or bytes-like) or str, not {type(data).__name__}"
-            ) from None
-    result = decode_bytes(data)
+    profile = None if validate is False else resolve_profile(validate)
+    result = decode_bytes(data if type(data) is bytes else _as_bytes(data))
     if profile is None:
         return result
     from dra_metadata._validate import validate as validate_metadata  # noqa: PLC0415

@@ -37,9 +37,6 @@ if TYPE_CHECKING:
 DEFAULT_MAX_SIZE = 4 * 1024 * 1024
 """Files larger than this (4 MiB) are refused without being read whole."""
 
-_IDENTITY_FIELDS = ("name", "namespace", "uid")
-
-
 WARN_STALE: ContextVar[bool] = ContextVar("dra_metadata_warn_stale", default=True)
 """Whether readers log stale views (the command reports them itself, with its exit code 4)."""
 _stale_warned: set[tuple[str, int, int]] = set()  # (path, st_dev, st_ino) warned about
@@ -163,6 +160,9 @@ def _checked(
 ) -> DeviceMetadata:
     profile = resolve_profile(validate)
     if profile is not None:
+        conflict = identity_conflict(metadata, path) if len(metadata.sources) > 1 else None
+        if conflict is not None:
+            raise conflict
         from dra_metadata._validate import iter_source_errors  # noqa: PLC0415 - only when asked
 
         errors = tuple(iter_source_errors(metadata, profile))
@@ -228,36 +228,28 @@ def request_view(
     return select_request(metadata, request_name, path=directory)
 
 
-def merge_sources(sources: tuple[MetadataSource, ...], directory: Path) -> DeviceMetadata:
+_IDENTITY_FIELDS = ("name", "namespace", "uid")
+_PER_FILE_FIELDS = frozenset({"generation", "managed_fields"})
+"""ObjectMeta fields that describe one file, not the claim: only in `sources`."""
+
+
+def merge_sources(
+    sources: tuple[MetadataSource, ...],
+    directory: Path,  # noqa: ARG001 - the callers' signature; a merge no longer fails
+) -> DeviceMetadata:
     """Merge per-driver objects of one request directory, in the given (sorted) order.
 
     As upstream: ``pod_claim_name`` is the first one set; requests are matched by exact name and
-    their devices appended in file order. Beyond upstream: object metadata is kept where every
-    file agrees (name, namespace and uid must agree), and `sources` keeps each file whole.
+    their devices appended in file order; the merge succeeds whatever the files' metadata say.
+    Beyond upstream (whose merged metadata is empty): each field of the object metadata that
+    the files set is kept when they agree on it, and left empty when they do not (a file that
+    does not set it never disagrees); generation and managed fields belong to each file alone.
+    `sources` keeps each file whole. `identity_conflict` tells whether the files disagree on
+    the claim's name, namespace or uid.
     """
     if len(sources) == 1:
         return _with_sources(sources[0].metadata, sources)
     objects = [source.metadata for source in sources]
-    for field in _IDENTITY_FIELDS:
-        values = tuple(dict.fromkeys(getattr(item.metadata, field) for item in objects))
-        if len(values) > 1:
-            listed = ", ".join(
-                f"{source.path.name if source.path else '?'}: {getattr(source.metadata, field)!r}"
-                for source in sources
-            )
-            raise MetadataConflictError(
-                f"the metadata files disagree about the claim's {field} ({listed})",
-                path=directory,
-                field=field,
-                values=values,
-            )
-    common: dict[str, Any] = {}
-    for field in (item.name for item in fields(ObjectMeta)):
-        first = getattr(objects[0].metadata, field)
-        if field != "generation" and all(
-            getattr(item.metadata, field) == first for item in objects
-        ):
-            common[field] = first
     merged_requests: dict[str, list[Any]] = {}
     for item in objects:
         for request in item.requests:
@@ -268,7 +260,7 @@ def merge_sources(sources: tuple[MetadataSource, ...], directory: Path) -> Devic
     )
     return DeviceMetadata(
         api_version=versions.pop() if len(versions) == 1 else "",
-        metadata=ObjectMeta(**common),
+        metadata=_merged_object_meta([item.metadata for item in objects]),
         pod_claim_name=pod_claim_name,
         requests=tuple(
             DeviceMetadataRequest(name=name, devices=tuple(devices))
@@ -276,6 +268,45 @@ def merge_sources(sources: tuple[MetadataSource, ...], directory: Path) -> Devic
         ),
         sources=sources,
     )
+
+
+def _merged_object_meta(metas: list[ObjectMeta]) -> ObjectMeta:
+    unset = ObjectMeta()
+    common: dict[str, Any] = {}
+    for field in fields(ObjectMeta):
+        if field.name in _PER_FILE_FIELDS:
+            continue
+        default = getattr(unset, field.name)
+        values = [value for meta in metas if (value := getattr(meta, field.name)) != default]
+        if values and all(value == values[0] for value in values[1:]):
+            common[field.name] = values[0]
+    return ObjectMeta(**common)
+
+
+def identity_conflict(metadata: DeviceMetadata, directory: Path) -> MetadataConflictError | None:
+    """The error for files of a merged read that disagree on the claim's name, namespace or
+    uid (files that leave one empty do not count), or None."""
+    sources = metadata.sources
+    for field in _IDENTITY_FIELDS:
+        values = tuple(
+            dict.fromkeys(
+                value for source in sources if (value := getattr(source.metadata.metadata, field))
+            )
+        )
+        if len(values) > 1:
+            listed = ", ".join(
+                f"{source.path.name if source.path else '?'}: "
+                f"{getattr(source.metadata.metadata, field)!r}"
+                for source in sources
+            )
+            return MetadataConflictError(
+                f"the metadata files disagree about the claim's {field} ({listed}); the merged "
+                f"{field} is empty and each file's own is in .sources",
+                path=directory,
+                field=field,
+                values=values,
+            )
+    return None
 
 
 def read_metadata(

@@ -401,9 +401,11 @@ class TestBadInput:
         with pytest.raises(MetadataDecodeError, match="byte order mark"):
             decode_stream(b"\xef\xbb\xbf" + stream(wire_object()))
 
-    def test_invalid_utf8_inside_the_object(self) -> None:
-        data = stream(wire_object()).replace(b"LATEST", b"LAT\xffEST")
-        with pytest.raises(MetadataDecodeError, match="invalid UTF-8 byte 0xff"):
+    def test_invalid_utf8_outside_strings_is_a_syntax_error(self) -> None:
+        data = stream(wire_object()).replace(b'"kind"', b'\xff"kind"')
+        with pytest.raises(
+            MetadataDecodeError, match="invalid character 'ÿ' looking for beginning"
+        ):
             decode_stream(data)
 
     def test_invalid_utf8_after_the_object_is_never_read(self) -> None:
@@ -430,12 +432,82 @@ class TestBadInput:
         with pytest.raises(MetadataDecodeError, match='"kind" that is the number 1'):
             decode_stream(stream(wire_object(kind=1)))
 
-    def test_lone_surrogate_in_str_input(self) -> None:
-        with pytest.raises(MetadataDecodeError, match="read metadata object from stream"):
-            decode_stream('{"kind": "\ud800"}')
+    def test_str_input_stands_for_its_bytes(self) -> None:
+        # A str that os.fsdecode or "surrogateescape" made of bytes that are not UTF-8 is read
+        # as those bytes: U+FFFD each, as in Go; other lone surrogates likewise.
+        data = stream(wire_object()).replace(b"my-claim", b"my-\xffclaim")
+        text = data.decode("utf-8", "surrogateescape")
+        assert decode_stream(text).metadata.name == "my-\ufffdclaim"
+        text = text.replace("\udcff", "\ud800")
+        assert decode_stream(text).metadata.name == "my-\ufffd\ufffd\ufffdclaim"
 
     def test_errors_are_device_metadata_errors_without_path(self) -> None:
         with pytest.raises(dra_metadata.DeviceMetadataError) as info:
             decode_stream(b"{")
         assert info.value.path is None
         assert str(info.value).startswith("read metadata object from stream")
+
+
+class TestBulkAttributeCheck:
+    """The attribute check works on all devices at once; each way it can fail is exact."""
+
+    @staticmethod
+    def devices(*attributes: dict[str, object]) -> bytes:
+        devices = [
+            {"driver": "d", "pool": "p", "name": f"n{index}", "attributes": each}
+            for index, each in enumerate(attributes)
+        ]
+        return stream(wire_object(requests=[{"name": "r", "devices": devices}]))
+
+    @pytest.mark.parametrize(
+        ("second", "field"),
+        [
+            ({"a": {"int": "x"}, "b": {"string": "s"}}, "requests[0].devices[2].attributes[a].int"),
+            (
+                {"a": {"string": 5}, "b": {"string": "s"}},
+                "requests[0].devices[2].attributes[a].string",
+            ),
+            (
+                {"a": {"int": 1}, "b": {"strings": [1]}},
+                "requests[0].devices[2].attributes[b].strings[0]",
+            ),
+            (
+                {"a": {"int": 2**63}, "b": {"string": "s"}},
+                "requests[0].devices[2].attributes[a].int",
+            ),
+            ({"a": {"int": 1}, "b": 7}, "requests[0].devices[2].attributes[b]"),
+            (  # the first device's member is there, and one more
+                {"a": {"int": 1, "string": 5}, "b": {"string": "s"}},
+                "requests[0].devices[2].attributes[a].string",
+            ),
+        ],
+    )
+    def test_a_device_unlike_the_first(self, second: dict[str, object], field: str) -> None:
+        first = {"a": {"int": 1}, "b": {"string": "s"}}
+        with pytest.raises(MetadataDecodeError) as info:
+            decode_stream(self.devices(first, first, second))
+        assert info.value.field == field
+
+    def test_devices_with_other_members_decode(self) -> None:
+        first = {"a": {"int": 1}, "b": {"strings": ["x"]}}
+        other = {"a": {"version": "1.0.0"}, "b": {"ints": [2**63 - 1, -(2**63)]}}
+        several = {"a": {"int": 1, "string": "s"}, "b": {"strings": ["y"], "bool": True}}
+        result = decode_stream(self.devices(first, other, several, first))
+        attributes = [device.attributes for device in result.metadata.devices]
+        assert [each["a"].members for each in attributes] == [
+            ("int",),
+            ("version",),
+            ("int", "string"),
+            ("int",),
+        ]
+        assert attributes[1]["b"].ints == (2**63 - 1, -(2**63))
+        assert attributes[2]["b"].members == ("bool", "strings")
+        assert not any(getattr(each, "one_scalar_member_each", False) for each in attributes)
+
+    @pytest.mark.parametrize("elements", [[1, True], [True, 1], ["x", 1], [1.5]])
+    def test_list_elements_of_another_type(self, elements: list[object]) -> None:
+        member = "bools" if elements[0] is True else "ints"
+        with pytest.raises(MetadataDecodeError) as info:
+            decode_stream(self.devices({"a": {member: elements}}, {"a": {member: elements}}))
+        assert info.value.field is not None
+        assert info.value.field.startswith("requests[0].devices[0].attributes[a]")

@@ -244,8 +244,14 @@ def test_conflicting_files_of_one_request(tmp_path: Path) -> None:
     tree.add_claim("c", "r", "a.example.com", ["dev"])
     tree.add_claim("c", "r", "b.example.com", ["dev"], uid="another-uid")
     assert len(list_claims(root=tmp_path)) == 1
+    # As Go's merge: the read succeeds and each device keeps its own file's identity ...
+    devices = list_devices(root=tmp_path)
+    assert [mounted.source.driver for mounted in devices] == ["a.example.com", "b.example.com"]
+    assert devices[1].source.metadata.uid == "another-uid"
+    assert devices[0].source.metadata.uid != "another-uid"
+    # ... and a validating read reports the disagreement.
     with pytest.raises(MetadataConflictError):
-        list_devices(root=tmp_path)
+        list_devices(root=tmp_path, validate=True)
 
 
 def test_entries_are_public_and_typed() -> None:

@@ -163,9 +163,12 @@ class TestReadMetadataFile:
                 read_metadata_file(path, max_size=wrong)  # type: ignore[arg-type]
 
     def test_non_utf8_file(self, tmp_path: Path) -> None:
-        path = put(tmp_path, "x-metadata.json", b'{"kind":"\xc3\x28"}')
-        with pytest.raises(MetadataDecodeError, match="UTF-8"):
-            read_metadata_file(path)
+        # As in Go, each byte that is not UTF-8 inside a string reads as U+FFFD.
+        data = stream(wire_object()).replace(b"my-claim", b"my-\xc3\x28claim")
+        path = put(tmp_path, "x-metadata.json", data)
+        assert read_metadata_file(path).name == "my-\ufffd(claim"
+        with pytest.raises(MetadataDecodeError, match="invalid character"):
+            read_metadata_file(put(tmp_path, "y-metadata.json", b"\xc3\x28"))
 
     def test_permission_denied(self, tmp_path: Path) -> None:
         path = put(tmp_path, "x-metadata.json", stream(wire_object()))
@@ -295,11 +298,13 @@ class TestReadRequestDirectory:
         assert [source.api_version for source in metadata.sources] == [V1BETA1, V1ALPHA1]
 
     def test_conflicting_claims(self, tmp_path: Path, gpu_dir: Path) -> None:
+        # As Go, the merge succeeds (the uid is left empty); validate= reports the conflict.
         put(gpu_dir, "a-metadata.json", stream(wire_object()))
         other = wire_object(metadata={"name": "my-claim", "namespace": "default", "uid": "other"})
         put(gpu_dir, "b-metadata.json", stream(other))
+        assert read_claim_metadata("my-claim", "gpu", root=tmp_path).uid == ""
         with pytest.raises(MetadataConflictError, match="uid") as info:
-            read_claim_metadata("my-claim", "gpu", root=tmp_path)
+            read_claim_metadata("my-claim", "gpu", root=tmp_path, validate=True)
         assert info.value.field == "uid"
         assert info.value.values == ("uid-1234", "other")
         assert info.value.path == gpu_dir
