@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 from lightkube import Client
 from lightkube.config.kubeconfig import KubeConfig
 from lightkube.config.models import Cluster, User
@@ -21,7 +22,7 @@ from lightkube.config.models import Cluster, User
 from dra_metadata.kube import read_claim_status, read_device_health
 
 import kube_harness
-from conftest import COMMAND
+from conftest import COMMAND, REPO
 from kube_harness import (
     ADMIN_TOKEN,
     PODS,
@@ -335,3 +336,23 @@ def test_refusals_exit_5_with_one_line(server: ApiServer, namespace: str, tmp_pa
     debug = command("--debug", "status", "rdma-nics", "--namespace", other, kubeconfig=reader)
     assert "Traceback" in debug.stderr
     assert "KubeAPIError" in debug.stderr
+
+
+def test_the_dranet_examples_init_container(
+    server: ApiServer, namespace: str, kubeconfig: Path
+) -> None:
+    """The command of examples/kubernetes/dranet-pod.yaml, with its downward API variables."""
+    documents = list(yaml.safe_load_all((REPO / "examples/kubernetes/dranet-pod.yaml").read_text()))
+    pod = next(document for document in documents if document["kind"] == "Pod")
+    (init,) = pod["spec"]["initContainers"]
+    program, *arguments = init["command"]
+    assert program == "dra-metadata"
+    path = allocated_claim(server, namespace, "rdma-nics", "nic-0", "nic-1")
+    server.patch_status(path, network_status("nic-0", "nic-1"))
+    result = command(
+        *arguments, kubeconfig=kubeconfig, POD_NAMESPACE=namespace, POD_NAME=pod["metadata"]["name"]
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith(
+        "ready: network data (interface_name, ips) on every device: 2 device(s), resourceclaim "
+    )
