@@ -100,6 +100,19 @@ def run_command(
     )
 
 
+def run_python(code: str, **environment: str) -> subprocess.CompletedProcess[str]:
+    """``python -c code`` in the repository, with a bare environment and ``environment``."""
+    return subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        env={"PATH": "/usr/bin:/bin", **environment},
+        check=False,
+        timeout=60,
+    )
+
+
 # A kube-apiserver and etcd for the tests of the Kubernetes API (see kube_harness.py) --------
 
 

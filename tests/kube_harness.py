@@ -390,3 +390,38 @@ def apply_example_rbac(server: ApiServer, namespace: str, *, verbs: list[str] | 
         {"apiVersion": "authentication.k8s.io/v1", "kind": "TokenRequest", "spec": {}},
     )
     return str(answer["status"]["token"])
+
+
+def report_unhealthy_gpu(server: ApiServer, namespace: str) -> None:
+    """The kubelet reports template_pod's GPU unhealthy ("XID 79") for container trainer."""
+    server.request(
+        "PATCH",
+        f"{PODS.format(namespace=namespace)}/trainer-0/status",
+        {
+            "status": {
+                "containerStatuses": [
+                    {
+                        "name": "trainer",
+                        "image": "registry.example/trainer",
+                        "imageID": "",
+                        "ready": True,
+                        "restartCount": 0,
+                        "state": {"running": {"startedAt": "2026-11-30T13:29:38Z"}},
+                        "allocatedResourcesStatus": [
+                            {
+                                "name": "claim:accelerator/gpu",
+                                "resources": [
+                                    {
+                                        "resourceID": "gpu.example.com/rack-1/node-7/gpu-3",
+                                        "health": "Unhealthy",
+                                        "message": "XID 79",
+                                    }
+                                ],
+                            }
+                        ],
+                    }
+                ]
+            }
+        },
+        content_type="application/strategic-merge-patch+json",
+    )

@@ -37,13 +37,13 @@ import kube_harness
 from kube_harness import (
     ADMIN_TOKEN,
     CLAIMS,
-    PODS,
     ApiServer,
     allocated_claim,
     allocation,
     apply_example_rbac,
     claim,
     network_status,
+    report_unhealthy_gpu,
     template_pod,
 )
 
@@ -112,37 +112,7 @@ def test_template_claim_of_this_pod_from_the_downward_api_and_the_kubeconfig(
 def test_device_health(server: ApiServer, namespace: str, client: Client) -> None:
     template_pod(server, namespace)
     assert read_device_health(pod_name="trainer-0", namespace=namespace, client=client) == ()
-    server.request(
-        "PATCH",
-        f"{PODS.format(namespace=namespace)}/trainer-0/status",
-        {
-            "status": {
-                "containerStatuses": [
-                    {
-                        "name": "trainer",
-                        "image": "registry.example/trainer",
-                        "imageID": "",
-                        "ready": True,
-                        "restartCount": 0,
-                        "state": {"running": {"startedAt": "2026-11-30T13:29:38Z"}},
-                        "allocatedResourcesStatus": [
-                            {
-                                "name": "claim:accelerator/gpu",
-                                "resources": [
-                                    {
-                                        "resourceID": "gpu.example.com/rack-1/node-7/gpu-3",
-                                        "health": "Unhealthy",
-                                        "message": "XID 79",
-                                    }
-                                ],
-                            }
-                        ],
-                    }
-                ]
-            }
-        },
-        content_type="application/strategic-merge-patch+json",
-    )
+    report_unhealthy_gpu(server, namespace)
     (health,) = read_device_health(
         pod_name="trainer-0", container_name="trainer", namespace=namespace, client=client
     )

@@ -11,7 +11,6 @@ import json
 import os
 import subprocess
 from pathlib import Path
-from typing import Any
 
 import pytest
 import yaml
@@ -25,11 +24,11 @@ import kube_harness
 from conftest import COMMAND, REPO
 from kube_harness import (
     ADMIN_TOKEN,
-    PODS,
     ApiServer,
     allocated_claim,
     apply_example_rbac,
     network_status,
+    report_unhealthy_gpu,
     template_pod,
 )
 
@@ -219,41 +218,6 @@ def test_status(server: ApiServer, namespace: str, kubeconfig: Path) -> None:
     )
 
 
-def _report_health(server: ApiServer, namespace: str) -> None:
-    statuses: list[dict[str, Any]] = [
-        {
-            "name": "claim:accelerator/gpu",
-            "resources": [
-                {
-                    "resourceID": "gpu.example.com/rack-1/node-7/gpu-3",
-                    "health": "Unhealthy",
-                    "message": "XID 79",
-                }
-            ],
-        }
-    ]
-    server.request(
-        "PATCH",
-        f"{PODS.format(namespace=namespace)}/trainer-0/status",
-        {
-            "status": {
-                "containerStatuses": [
-                    {
-                        "name": "trainer",
-                        "image": "registry.example/trainer",
-                        "imageID": "",
-                        "ready": True,
-                        "restartCount": 0,
-                        "state": {"running": {"startedAt": "2026-11-30T13:29:38Z"}},
-                        "allocatedResourcesStatus": statuses,
-                    }
-                ]
-            }
-        },
-        content_type="application/strategic-merge-patch+json",
-    )
-
-
 def test_health(server: ApiServer, namespace: str, kubeconfig: Path) -> None:
     template_pod(server, namespace)
     pod = ["--pod", "trainer-0", "--namespace", namespace]
@@ -263,7 +227,7 @@ def test_health(server: ApiServer, namespace: str, kubeconfig: Path) -> None:
         "no device health reported for the containers (yet)\n",
     )
     assert json.loads(command("health", *pod, "-o", "json", kubeconfig=kubeconfig).stdout) == []
-    _report_health(server, namespace)
+    report_unhealthy_gpu(server, namespace)
     result = command("health", *pod, "--container", "trainer", "-o", "json", kubeconfig=kubeconfig)
     assert result.returncode == 0, result.stderr
     with admin(server) as client:

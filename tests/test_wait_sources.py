@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import socket
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +18,7 @@ import pytest
 import dra_metadata
 from dra_metadata import KubeAPIError, MetadataReadError
 
-from conftest import REPO, SAMPLE
+from conftest import REPO, SAMPLE, run_python
 from conftest import run_command as run
 
 
@@ -70,20 +68,8 @@ def test_auto_refuses_a_root_it_cannot_look_into(tmp_path: Path) -> None:
     assert caught.value.path == a_file / "resourceclaims" / "c" / "r"
 
 
-def _python(code: str, **environment: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-c", code],
-        capture_output=True,
-        text=True,
-        cwd=REPO,
-        env={"PATH": "/usr/bin:/bin", **environment},
-        check=False,
-        timeout=60,
-    )
-
-
 def test_waits_on_files_import_no_kubernetes_client() -> None:
-    result = _python(
+    result = run_python(
         "import asyncio, sys, dra_metadata\n"
         "tree = 'examples/tree'\n"
         "dra_metadata.wait_for_network_data('fast-net', 'vf', root=tree, timeout=5)\n"
@@ -100,7 +86,7 @@ def test_waits_on_files_import_no_kubernetes_client() -> None:
 
 
 def test_auto_without_a_request_directory_goes_to_the_api(tmp_path: Path) -> None:
-    result = _python(
+    result = run_python(
         "import dra_metadata\n"
         "try:\n"
         f"    dra_metadata.wait_for_network_data('c', 'r', root={str(tmp_path)!r}, source='auto', timeout=5)\n"
