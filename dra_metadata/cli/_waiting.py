@@ -120,7 +120,7 @@ def _asked_for(arguments: argparse.Namespace) -> str | None:
 
 
 def wait_source(arguments: argparse.Namespace) -> Source:
-    """ "file" or "api": --source, with "auto" decided now; options of the other source refused."""
+    """The source to wait on (--source, "auto" decided now); options of the other refused."""
     source = arguments.source or "file"
     api_options = kube_options_given(arguments)
     if source == "file" and api_options:
