@@ -11,12 +11,15 @@ against that server on 127.0.0.1, side by side in one run:
 * one GET of the claim on a kept-alive connection (the floor of any read);
 * read_claim_status (loads the configuration, opens a TLS connection, one GET);
 * a status update reaching an open watch_claim_status (patch sent -> status yielded);
-* a status update ending a wait (patch sent -> the API-side wait_until for network data
-  returns); the wait is waiting on its watch when the driver's patch is sent.
+* a status update ending a wait (patch sent -> dra_metadata.wait_for_network_data(
+  source="api") returns, and its asyncio twin await_for_network_data); the wait has been
+  waiting on its watch for SETTLE_SECONDS when the driver's patch is sent;
+* the same public wait on a claim that is already ready (configuration, TLS, one read).
 """
 
 from __future__ import annotations
 
+import asyncio
 import statistics
 import sys
 import tempfile
@@ -36,9 +39,9 @@ from lightkube import Client  # noqa: E402
 from lightkube.config.kubeconfig import KubeConfig  # noqa: E402
 from lightkube.config.models import Cluster, User  # noqa: E402
 
+import dra_metadata  # noqa: E402
 from dra_metadata.kube import read_claim_status, watch_claim_status  # noqa: E402
 from dra_metadata.kube._mapping import claim_status_from_object  # noqa: E402
-from dra_metadata.kube._wait import network_data_condition, wait_until  # noqa: E402
 
 import kube_harness  # noqa: E402 - from the tests directory, put on the path above
 
@@ -131,44 +134,77 @@ def watch_events(
     return latencies
 
 
+SETTLE_SECONDS = 0.25
+"""How long a wait runs before the driver's patch is sent: far more than it needs to load the
+configuration, connect, read the claim and open its watch (the "already ready" line shows how
+long that takes), so that the patch reaches a wait that is waiting on its watch."""
+
+
+def _waited_claim(server: kube_harness.ApiServer, collection: str, name: str) -> str:
+    server.create(collection, claim(name))
+    server.patch_status(f"{collection}/{name}", ALLOCATION)
+    return f"{collection}/{name}"
+
+
 def wait_returns(
     server: kube_harness.ApiServer, client: Client, collection: str, rounds: int
-) -> list[float]:
-    """A wait that is waiting (it has reported its reason) when the driver's patch is sent."""
+) -> Samples:
+    """dra_metadata.wait_for_network_data(source="api"): patch sent -> the wait returns.
+
+    Also the same public call on a claim that is already ready (configuration, connection, one
+    read: what the wait costs before it waits)."""
     namespace = collection.split("/")[-2]
-    condition = network_data_condition(("interface_name",))
-    latencies = []
+    samples: Samples = {"wait": [], "ready": []}
     for trial in range(rounds):
-        name = f"waited-{trial}"
-        server.create(collection, claim(name))
-        server.patch_status(f"{collection}/{name}", ALLOCATION)
-        sent: list[float] = []
-        publisher: list[threading.Thread] = []
+        path = _waited_claim(server, collection, f"waited-{trial}")
+        returned: list[float] = []
 
-        def publish(name: str = name, sent: list[float] = sent) -> None:
-            sent.append(time.perf_counter())
-            server.patch_status(f"{collection}/{name}", network(0))
+        def wait(name: str = f"waited-{trial}", returned: list[float] = returned) -> None:
+            dra_metadata.wait_for_network_data(
+                name, "nics", source="api", namespace=namespace, client=client, timeout=30
+            )
+            returned.append(time.perf_counter())
 
-        def on_progress(
-            reason: str, publisher: list[threading.Thread] = publisher, publish: Any = publish
-        ) -> None:
-            if not publisher and "has no networkData" in reason:  # the wait has seen the claim
-                publisher.append(threading.Thread(target=publish))
-                publisher[0].start()
-
-        wait_until(
-            condition,
-            name,
-            "nics",
-            namespace=namespace,
-            client=client,
-            timeout=30,
-            progress=on_progress,
-            progress_interval=0.05,  # first report: the wait has read the claim by then
+        waiter = threading.Thread(target=wait)
+        waiter.start()
+        time.sleep(SETTLE_SECONDS)
+        sent = time.perf_counter()
+        server.patch_status(path, network(0))
+        waiter.join()
+        samples["wait"].append(returned[0] - sent)
+        start = time.perf_counter()
+        dra_metadata.wait_for_network_data(
+            f"waited-{trial}", "nics", source="api", namespace=namespace, client=client, timeout=30
         )
-        latencies.append(time.perf_counter() - sent[0])
-        publisher[0].join()  # the watch may see the change before the patch is answered
-    return latencies
+        samples["ready"].append(time.perf_counter() - start)
+    return samples
+
+
+def await_returns(
+    server: kube_harness.ApiServer, client: Client, collection: str, rounds: int
+) -> list[float]:
+    """dra_metadata.await_for_network_data(source="api"): patch sent -> the await returns."""
+    namespace = collection.split("/")[-2]
+
+    async def one(name: str) -> float:
+        path = await asyncio.to_thread(_waited_claim, server, collection, name)
+        waiting = asyncio.ensure_future(
+            dra_metadata.await_for_network_data(
+                name, "nics", source="api", namespace=namespace, client=client, timeout=30
+            )
+        )
+        await asyncio.sleep(SETTLE_SECONDS)
+        sent = time.perf_counter()
+        patch = asyncio.ensure_future(asyncio.to_thread(server.patch_status, path, network(0)))
+        await waiting
+        returned = time.perf_counter()
+        await patch  # the watch may see the change before the patch is answered
+        return returned - sent
+
+    async def all_rounds() -> list[float]:
+        return [await one(f"awaited-{trial}") for trial in range(rounds)]
+
+    return asyncio.run(all_rounds())
 
 
 def against_a_server(server: kube_harness.ApiServer, quick: bool) -> None:
@@ -179,16 +215,21 @@ def against_a_server(server: kube_harness.ApiServer, quick: bool) -> None:
     with _client(server) as client:
         samples = reads(server, client, f"{collection}/watched", rounds)
         to_event = watch_events(server, client, f"{collection}/watched", rounds)
-        to_return = wait_returns(server, client, collection, rounds)
+        waits = wait_returns(server, client, collection, rounds)
+        to_await = await_returns(server, client, collection, rounds)
     print(f"against kube-apiserver on 127.0.0.1 ({rounds} rounds each):")
-    print(f"  one GET of the claim, kept-alive connection:    {milliseconds(samples['get'])}")
-    print(f"  read_claim_status (config + TLS + GET):         {milliseconds(samples['read'])}")
-    print(f"  status patch sent -> watch_claim_status event:  {milliseconds(to_event)}")
-    print(f"  status patch sent -> wait (source api) returns: {milliseconds(to_return)}")
+    print(f"  one GET of the claim, kept-alive connection:         {milliseconds(samples['get'])}")
+    print(f"  read_claim_status (config + TLS + GET):              {milliseconds(samples['read'])}")
+    print(f"  status patch sent -> watch_claim_status event:       {milliseconds(to_event)}")
+    print(f"  status patch sent -> wait_for_network_data returns:  {milliseconds(waits['wait'])}")
+    print(f"  status patch sent -> await_for_network_data returns: {milliseconds(to_await)}")
+    print(f"  wait_for_network_data, claim already ready:          {milliseconds(waits['ready'])}")
     floor = statistics.median(samples["get"])
     print(
-        f"  wait return / one GET = {statistics.median(to_return) / floor:.1f}x, "
-        f"watch event / one GET = {statistics.median(to_event) / floor:.1f}x (p50)"
+        f"  wait_for_network_data return / one GET = "
+        f"{statistics.median(waits['wait']) / floor:.1f}x, await / one GET = "
+        f"{statistics.median(to_await) / floor:.1f}x, watch event / one GET = "
+        f"{statistics.median(to_event) / floor:.1f}x (p50)"
     )
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from dra_metadata._models import Device, DeviceMetadata, wire_attribute
+from dra_metadata._models import Device, DeviceMetadata, NetworkDeviceData, wire_attribute
 from dra_metadata._versions import KNOWN_API_VERSIONS
 
 
@@ -25,8 +25,8 @@ def wire(metadata: DeviceMetadata, api_version: str | None = None) -> dict[str, 
     return _wire_dict(metadata, version)
 
 
-def _network_document(device: Device) -> dict[str, Any] | None:
-    data = device.network_data
+def network_document(data: NetworkDeviceData | None) -> dict[str, Any] | None:
+    """Network data as the documents show it: every key present; None stays None."""
     if data is None:
         return None
     return {
@@ -44,7 +44,7 @@ def device_document(device: Device) -> dict[str, Any]:
         "pool": device.pool,
         "name": device.name,
         "attributes": {key: wire_attribute(attributes[key]) for key in sorted(attributes)},
-        "networkData": _network_document(device),
+        "networkData": network_document(device.network_data),
     }
 
 

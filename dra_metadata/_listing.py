@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import errno
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from dra_metadata._errors import MetadataNotFoundError, MetadataReadError
+from dra_metadata._missing import describe_missing_root
 from dra_metadata._models import Device, DeviceMetadata, MetadataSource
 from dra_metadata._paths import (
     RESOURCE_CLAIM_TEMPLATES_SUBDIR,
@@ -103,19 +104,20 @@ class MountedDevice:
     the claim's name, namespace and uid)."""
 
 
-def _subdirectories(directory: Path, *, missing_ok: bool) -> list[str]:
-    """Names of the subdirectories of ``directory``, byte-wise sorted; files are not claims."""
+OnError = Callable[[MetadataReadError], object]
+"""What list_claims calls with a directory below the root that it cannot list."""
+
+
+def _subdirectories(directory: Path) -> list[str]:
+    """Names of the subdirectories of ``directory``, byte-wise sorted; files are not claims.
+
+    Raises FileNotFoundError when it is not there, MetadataReadError when it cannot be listed.
+    """
     try:
         with os.scandir(directory) as entries:
             names = [entry.name for entry in entries if entry.is_dir()]
     except FileNotFoundError:
-        if missing_ok:
-            return []
-        raise MetadataNotFoundError(
-            "the metadata root does not exist: no claim with device metadata is mounted in "
-            "this container (elsewhere, pass root= or set DRA_METADATA_ROOT)",
-            path=directory,
-        ) from None
+        raise
     except NotADirectoryError:
         raise MetadataReadError(
             "list claims: not a directory", path=directory, os_errno=errno.ENOTDIR
@@ -127,22 +129,70 @@ def _subdirectories(directory: Path, *, missing_ok: bool) -> list[str]:
     return sorted(names, key=os.fsencode)
 
 
-def list_claims(*, root: StrPath | None = None) -> list[MountedClaim]:
+def _check_root(base: Path, root: StrPath | None) -> None:
+    """A root that does not exist or is no directory says so, as the readers say it."""
+    try:
+        _subdirectories(base)
+    except FileNotFoundError:
+        reason = describe_missing_root(root) or "the metadata root does not exist"
+        raise MetadataNotFoundError(reason, path=base) from None
+    except MetadataReadError as error:
+        if error.errno != errno.ENOTDIR:
+            raise
+        reason = describe_missing_root(root) or "the metadata root is not a directory"
+        raise MetadataReadError(reason, path=base, os_errno=errno.ENOTDIR) from None
+
+
+class _Walk:
+    """The directories below the root, with unlistable ones raised or handed to on_error."""
+
+    def __init__(self, on_error: OnError | None) -> None:
+        self.on_error = on_error
+
+    def subdirectories(self, directory: Path) -> list[str]:
+        try:
+            return _subdirectories(directory)
+        except FileNotFoundError:
+            return []  # removed meanwhile, or no claim of that kind
+        except MetadataReadError as error:
+            self._skip(error)
+            return []
+
+    def files(self, directory: Path) -> list[Path]:
+        try:
+            return list_metadata_files(directory)
+        except MetadataReadError as error:
+            self._skip(error)
+            return []
+
+    def _skip(self, error: MetadataReadError) -> None:
+        if self.on_error is None:
+            raise error
+        self.on_error(error)
+
+
+def list_claims(
+    *, root: StrPath | None = None, on_error: OnError | None = None
+) -> list[MountedClaim]:
     """Every request directory under the root that holds metadata files (``dra-metadata ls``).
 
     Claims referenced by name first, then claims made from templates; each sorted by claim
     name, then request name. A request directory without any ``*-metadata.json`` file is left
     out. Nothing is read: `MountedClaim.read` reads. Raises MetadataNotFoundError when the
-    root does not exist (nothing is mounted), MetadataReadError when it cannot be listed.
+    root does not exist (nothing is mounted; the message is the readers'), MetadataReadError
+    when the root cannot be listed. A directory below the root that cannot be listed
+    (permission denied, ...) raises MetadataReadError naming it, unless ``on_error`` is given:
+    then ``on_error(error)`` is called and the listing goes on without that directory.
     """
     base = _resolve_root(root)
-    _subdirectories(base, missing_ok=False)  # the root must exist: a typo is not "no claims"
+    _check_root(base, root)  # the root must exist: a typo is not "no claims"
+    walk = _Walk(on_error)
     claims = []
     for kind, subdirectory in _SUBDIRECTORIES:
         kind_dir = base / subdirectory
-        for claim_name in _subdirectories(kind_dir, missing_ok=True):
-            for request_name in _subdirectories(kind_dir / claim_name, missing_ok=True):
-                paths = tuple(list_metadata_files(kind_dir / claim_name / request_name))
+        for claim_name in walk.subdirectories(kind_dir):
+            for request_name in walk.subdirectories(kind_dir / claim_name):
+                paths = tuple(walk.files(kind_dir / claim_name / request_name))
                 if paths:
                     drivers = tuple(driver_of_file_name(path.name) for path in paths)
                     claims.append(

@@ -4,9 +4,14 @@ import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
+
+import kube_harness
+from kube_harness import ApiServer
 
 TESTS = Path(__file__).parent
 REPO = TESTS.parent
@@ -32,6 +37,35 @@ def _no_root_override(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def running_as_root() -> bool:
     return hasattr(os, "geteuid") and os.geteuid() == 0
+
+
+def unprivileged() -> tuple[dict[str, Any], str]:
+    """How to start this Python without the privilege to bypass file permissions.
+
+    As user nobody where this Python can be run so; else as root without the capabilities
+    that bypass permissions (setpriv), which is what matters for a mode-000 file.
+    """
+    if not running_as_root():
+        return {}, "not root already"
+    nobody: dict[str, Any] = {"user": 65534, "group": 65534, "extra_groups": []}
+    try:
+        probe = subprocess.run(
+            [sys.executable, "-c", "import dra_metadata"],
+            capture_output=True,
+            check=False,
+            cwd="/",
+            **nobody,
+        )
+    except PermissionError:
+        probe = None
+    if probe is not None and probe.returncode == 0:
+        return nobody, "user nobody"
+    if shutil.which("setpriv") is None:
+        pytest.skip("this Python cannot run as nobody here, and setpriv is missing")
+    dropped = "-dac_override,-dac_read_search,-fowner"
+    return {
+        "prefix": ("setpriv", f"--bounding-set={dropped}", "--inh-caps=-all")
+    }, "root without DAC caps"
 
 
 def can_unshare() -> str | None:
@@ -64,3 +98,33 @@ def run_command(
         check=False,
         **options,
     )
+
+
+def run_python(code: str, **environment: str) -> subprocess.CompletedProcess[str]:
+    """``python -c code`` in the repository, with a bare environment and ``environment``."""
+    return subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        env={"PATH": "/usr/bin:/bin", **environment},
+        check=False,
+        timeout=60,
+    )
+
+
+# A kube-apiserver and etcd for the tests of the Kubernetes API (see kube_harness.py) --------
+
+
+@pytest.fixture(scope="session")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ApiServer]:
+    with kube_harness.running(tmp_path_factory.mktemp("kube")) as running:
+        yield running
+
+
+_namespaces = iter(range(1_000_000))
+
+
+@pytest.fixture
+def namespace(server: ApiServer) -> str:
+    return server.namespace(f"test-{next(_namespaces)}")

@@ -4,7 +4,8 @@
 API server runs with RBAC, a static admin token (group system:masters) and a ServiceAccount
 token signer, on 127.0.0.1 only; etcd keeps its data in the test's temporary directory. Writes
 the scheduler, drivers and kubelet would make are made here as the admin through the same
-endpoints (``resourceclaims/status``, ``pods/status``).
+endpoints (``resourceclaims/status``, ``pods/status``); the functions at the end build them.
+The pytest fixtures ``server`` and ``namespace`` are in conftest.py.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from typing import IO, Any
 
 import httpx2
 import orjson
+import yaml
 
 ASSETS_VARIABLE = "KUBEBUILDER_ASSETS"
 SKIP_REASON = (
@@ -33,6 +35,7 @@ SKIP_REASON = (
 ADMIN_TOKEN = "dra-metadata-test-admin"  # noqa: S105 - a throwaway token of a throwaway server
 CLAIMS = "/apis/resource.k8s.io/v1/namespaces/{namespace}/resourceclaims"
 PODS = "/api/v1/namespaces/{namespace}/pods"
+_REPO = Path(__file__).parent.parent
 
 
 def assets() -> Path | None:
@@ -212,6 +215,30 @@ class ApiServer:
             content_type="application/merge-patch+json",
         )
 
+    def write_kubeconfig(self, path: Path, token: str = ADMIN_TOKEN) -> Path:
+        """A kubeconfig file for this server and ``token`` (the admin's by default)."""
+        path.write_bytes(
+            orjson.dumps(
+                {
+                    "apiVersion": "v1",
+                    "kind": "Config",
+                    "clusters": [
+                        {
+                            "name": "test",
+                            "cluster": {
+                                "server": self.url,
+                                "certificate-authority": str(self.ca_file),
+                            },
+                        }
+                    ],
+                    "users": [{"name": "user", "user": {"token": token}}],
+                    "contexts": [{"name": "test", "context": {"cluster": "test", "user": "user"}}],
+                    "current-context": "test",
+                }
+            )
+        )
+        return path
+
     def namespace(self, name: str) -> str:
         self.create("/api/v1/namespaces", {"metadata": {"name": name}})
         return name
@@ -238,3 +265,163 @@ def running(directory: Path) -> Iterator[ApiServer]:
         yield server
     finally:
         server.stop()
+
+
+# Objects as users, the scheduler and drivers write them ----------------------------------
+
+
+def claim(name: str, *requests: dict[str, Any]) -> dict[str, Any]:
+    requests = requests or ({"name": "nics", "exactly": {"deviceClassName": "dranet"}},)
+    return {"metadata": {"name": name}, "spec": {"devices": {"requests": list(requests)}}}
+
+
+def allocation(*devices: str, request: str = "nics", driver: str = "dra.net") -> dict[str, Any]:
+    return {
+        "allocation": {
+            "devices": {
+                "results": [
+                    {"request": request, "driver": driver, "pool": "node-7", "device": device}
+                    for device in devices
+                ]
+            }
+        }
+    }
+
+
+def network_status(*devices: str, driver: str = "dra.net") -> dict[str, Any]:
+    return {
+        "devices": [
+            {
+                "driver": driver,
+                "pool": "node-7",
+                "device": device,
+                "conditions": [
+                    {
+                        "type": "Ready",
+                        "status": "True",
+                        "reason": "NetworkDeviceReady",
+                        "message": "",
+                        "lastTransitionTime": "2026-11-30T13:29:34Z",
+                    }
+                ],
+                "networkData": {
+                    "interfaceName": f"rdma{index}",
+                    "ips": [f"10.128.{index}.17/24"],
+                    "hardwareAddress": f"0a:58:0a:80:00:1{index}",
+                },
+            }
+            for index, device in enumerate(devices)
+        ]
+    }
+
+
+def allocated_claim(server: ApiServer, namespace: str, name: str, *devices: str) -> str:
+    """A claim allocated to ``devices`` (default nic-0) whose driver has published nothing."""
+    path = f"{CLAIMS.format(namespace=namespace)}/{name}"
+    server.create(CLAIMS.format(namespace=namespace), claim(name))
+    server.patch_status(path, allocation(*(devices or ("nic-0",))))
+    return path
+
+
+def template_pod(server: ApiServer, namespace: str) -> str:
+    """Pod trainer-0 with a template claim "accelerator" and its generated claim, allocated."""
+    server.create(
+        PODS.format(namespace=namespace),
+        {
+            "metadata": {"name": "trainer-0"},
+            "spec": {
+                "containers": [
+                    {
+                        "name": "trainer",
+                        "image": "registry.example/trainer",
+                        "resources": {"claims": [{"name": "accelerator", "request": "gpu"}]},
+                    }
+                ],
+                "resourceClaims": [
+                    {"name": "accelerator", "resourceClaimTemplateName": "training-gpu"}
+                ],
+            },
+        },
+    )
+    generated = server.create(
+        CLAIMS.format(namespace=namespace),
+        {
+            "metadata": {
+                "generateName": "trainer-0-accelerator-",
+                "annotations": {"resource.kubernetes.io/pod-claim-name": "accelerator"},
+            },
+            "spec": {
+                "devices": {
+                    "requests": [{"name": "gpu", "exactly": {"deviceClassName": "gpu.example.com"}}]
+                }
+            },
+        },
+    )
+    name = generated["metadata"]["name"]
+    server.patch_status(
+        f"{CLAIMS.format(namespace=namespace)}/{name}",
+        allocation("gpu-3", request="gpu", driver="gpu.example.com"),
+    )
+    server.patch_status(
+        f"{PODS.format(namespace=namespace)}/trainer-0",
+        {"resourceClaimStatuses": [{"name": "accelerator", "resourceClaimName": name}]},
+    )
+    return str(name)
+
+
+def apply_example_rbac(server: ApiServer, namespace: str, *, verbs: list[str] | None = None) -> str:
+    """The example ServiceAccount, Role and RoleBinding; a token of that ServiceAccount."""
+    documents = list(
+        yaml.safe_load_all((_REPO / "examples" / "kubernetes" / "api-reader-rbac.yaml").read_text())
+    )
+    collections = {
+        "ServiceAccount": f"/api/v1/namespaces/{namespace}/serviceaccounts",
+        "Role": f"/apis/rbac.authorization.k8s.io/v1/namespaces/{namespace}/roles",
+        "RoleBinding": f"/apis/rbac.authorization.k8s.io/v1/namespaces/{namespace}/rolebindings",
+    }
+    for document in documents:
+        if document["kind"] == "Role" and verbs is not None:
+            document["rules"][0]["verbs"] = verbs
+        if document["kind"] == "RoleBinding":
+            document["subjects"][0]["namespace"] = namespace
+        server.create(collections[document["kind"]], document)
+    answer = server.create(
+        f"/api/v1/namespaces/{namespace}/serviceaccounts/dra-metadata-reader/token",
+        {"apiVersion": "authentication.k8s.io/v1", "kind": "TokenRequest", "spec": {}},
+    )
+    return str(answer["status"]["token"])
+
+
+def report_unhealthy_gpu(server: ApiServer, namespace: str) -> None:
+    """The kubelet reports template_pod's GPU unhealthy ("XID 79") for container trainer."""
+    server.request(
+        "PATCH",
+        f"{PODS.format(namespace=namespace)}/trainer-0/status",
+        {
+            "status": {
+                "containerStatuses": [
+                    {
+                        "name": "trainer",
+                        "image": "registry.example/trainer",
+                        "imageID": "",
+                        "ready": True,
+                        "restartCount": 0,
+                        "state": {"running": {"startedAt": "2026-11-30T13:29:38Z"}},
+                        "allocatedResourcesStatus": [
+                            {
+                                "name": "claim:accelerator/gpu",
+                                "resources": [
+                                    {
+                                        "resourceID": "gpu.example.com/rack-1/node-7/gpu-3",
+                                        "health": "Unhealthy",
+                                        "message": "XID 79",
+                                    }
+                                ],
+                            }
+                        ],
+                    }
+                ]
+            }
+        },
+        content_type="application/strategic-merge-patch+json",
+    )

@@ -37,7 +37,9 @@ def test_console_script_and_module_agree() -> None:
     assert script.stdout.startswith("dra-metadata ")
 
 
-@pytest.mark.parametrize("command", ["show", "wait", "validate", "path", "ls", "env", "exec"])
+@pytest.mark.parametrize(
+    "command", ["show", "wait", "validate", "path", "ls", "env", "exec", "status", "health"]
+)
 def test_every_subcommand_has_help_with_an_example(command: str) -> None:
     result = run(command, "--help", root=None)
     assert result.returncode == 0

@@ -43,7 +43,7 @@ from dra_metadata.testing import MetadataTree
 from dra_metadata.writer import update_metadata_file, write_metadata_file
 from test_watch import can_unshare
 
-from conftest import running_as_root
+from conftest import unprivileged
 
 DRIVER = "nic.example.com"
 
@@ -691,35 +691,6 @@ print(json.dumps({
         lambda: write_metadata_file(root / "resourceclaims" / "x" / "d-metadata.json", metadata(1))),
 }))
 """
-
-
-def unprivileged() -> tuple[dict[str, Any], str]:
-    """How to start this Python without the privilege to bypass file permissions.
-
-    As user nobody where this Python can be run so; else as root without the capabilities
-    that bypass permissions (setpriv), which is what matters for a mode-000 file.
-    """
-    if not running_as_root():
-        return {}, "not root already"
-    nobody: dict[str, Any] = {"user": 65534, "group": 65534, "extra_groups": []}
-    try:
-        probe = subprocess.run(
-            [sys.executable, "-c", "import dra_metadata"],
-            capture_output=True,
-            check=False,
-            cwd="/",
-            **nobody,
-        )
-    except PermissionError:
-        probe = None
-    if probe is not None and probe.returncode == 0:
-        return nobody, "user nobody"
-    if shutil.which("setpriv") is None:
-        pytest.skip("this Python cannot run as nobody here, and setpriv is missing")
-    dropped = "-dac_override,-dac_read_search,-fowner"
-    return {
-        "prefix": ("setpriv", f"--bounding-set={dropped}", "--inh-caps=-all")
-    }, "root without DAC caps"
 
 
 def test_an_unprivileged_reader() -> None:

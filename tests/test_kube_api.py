@@ -7,6 +7,8 @@ namespace. The writes of the scheduler, a driver and the kubelet are made as the
 from __future__ import annotations
 
 import asyncio
+import os
+import signal
 import threading
 import time
 from collections.abc import Iterator
@@ -14,11 +16,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 from lightkube import AsyncClient, Client
 from lightkube.config.kubeconfig import KubeConfig
 from lightkube.config.models import Cluster, User
 
+import dra_metadata
 from dra_metadata import KubeAPIError, MetadataNotFoundError, WaitTimeoutError
 from dra_metadata.kube import (
     ClaimStatus,
@@ -32,26 +34,22 @@ from dra_metadata.kube._mapping import claim_status_from_object
 from dra_metadata.kube._wait import await_until, network_data_condition, wait_until
 
 import kube_harness
-from conftest import REPO
-from kube_harness import ADMIN_TOKEN, CLAIMS, PODS, ApiServer
+from kube_harness import (
+    ADMIN_TOKEN,
+    CLAIMS,
+    ApiServer,
+    allocated_claim,
+    allocation,
+    apply_example_rbac,
+    claim,
+    network_status,
+    report_unhealthy_gpu,
+    template_pod,
+)
 
 pytestmark = pytest.mark.skipif(kube_harness.assets() is None, reason=kube_harness.SKIP_REASON)
 
 NETWORK = network_data_condition(("interface_name", "ips"))
-
-
-@pytest.fixture(scope="session")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ApiServer]:
-    with kube_harness.running(tmp_path_factory.mktemp("kube")) as running:
-        yield running
-
-
-_namespaces = iter(range(1_000_000))
-
-
-@pytest.fixture
-def namespace(server: ApiServer) -> str:
-    return server.namespace(f"test-{next(_namespaces)}")
 
 
 def config(server: ApiServer, token: str = ADMIN_TOKEN, *, ca: bool = True) -> KubeConfig:
@@ -65,59 +63,6 @@ def config(server: ApiServer, token: str = ADMIN_TOKEN, *, ca: bool = True) -> K
 def client(server: ApiServer) -> Iterator[Client]:
     with Client(config=config(server)) as admin:
         yield admin
-
-
-def claim(name: str, *requests: dict[str, Any]) -> dict[str, Any]:
-    requests = requests or ({"name": "nics", "exactly": {"deviceClassName": "dranet"}},)
-    return {"metadata": {"name": name}, "spec": {"devices": {"requests": list(requests)}}}
-
-
-def allocation(*devices: str, request: str = "nics", driver: str = "dra.net") -> dict[str, Any]:
-    return {
-        "allocation": {
-            "devices": {
-                "results": [
-                    {"request": request, "driver": driver, "pool": "node-7", "device": device}
-                    for device in devices
-                ]
-            }
-        }
-    }
-
-
-def network_status(*devices: str, driver: str = "dra.net") -> dict[str, Any]:
-    return {
-        "devices": [
-            {
-                "driver": driver,
-                "pool": "node-7",
-                "device": device,
-                "conditions": [
-                    {
-                        "type": "Ready",
-                        "status": "True",
-                        "reason": "NetworkDeviceReady",
-                        "message": "",
-                        "lastTransitionTime": "2026-11-30T13:29:34Z",
-                    }
-                ],
-                "networkData": {
-                    "interfaceName": f"rdma{index}",
-                    "ips": [f"10.128.{index}.17/24"],
-                    "hardwareAddress": f"0a:58:0a:80:00:1{index}",
-                },
-            }
-            for index, device in enumerate(devices)
-        ]
-    }
-
-
-def allocated_claim(server: ApiServer, namespace: str, name: str, *devices: str) -> str:
-    """A claim allocated to ``devices`` (default nic-0) whose driver has published nothing."""
-    path = f"{CLAIMS.format(namespace=namespace)}/{name}"
-    server.create(CLAIMS.format(namespace=namespace), claim(name))
-    server.patch_status(path, allocation(*(devices or ("nic-0",))))
-    return path
 
 
 def test_read_claim_status(server: ApiServer, namespace: str, client: Client) -> None:
@@ -143,77 +88,11 @@ def test_missing_claim_is_not_found(namespace: str, client: Client) -> None:
     )
 
 
-def _template_pod(server: ApiServer, namespace: str) -> str:
-    """Pod trainer-0 with a template claim "accelerator" and its generated claim, allocated."""
-    server.create(
-        PODS.format(namespace=namespace),
-        {
-            "metadata": {"name": "trainer-0"},
-            "spec": {
-                "containers": [
-                    {
-                        "name": "trainer",
-                        "image": "registry.example/trainer",
-                        "resources": {"claims": [{"name": "accelerator", "request": "gpu"}]},
-                    }
-                ],
-                "resourceClaims": [
-                    {"name": "accelerator", "resourceClaimTemplateName": "training-gpu"}
-                ],
-            },
-        },
-    )
-    generated = server.create(
-        CLAIMS.format(namespace=namespace),
-        {
-            "metadata": {
-                "generateName": "trainer-0-accelerator-",
-                "annotations": {"resource.kubernetes.io/pod-claim-name": "accelerator"},
-            },
-            "spec": {
-                "devices": {
-                    "requests": [{"name": "gpu", "exactly": {"deviceClassName": "gpu.example.com"}}]
-                }
-            },
-        },
-    )
-    name = generated["metadata"]["name"]
-    server.patch_status(
-        f"{CLAIMS.format(namespace=namespace)}/{name}",
-        allocation("gpu-3", request="gpu", driver="gpu.example.com"),
-    )
-    server.patch_status(
-        f"{PODS.format(namespace=namespace)}/trainer-0",
-        {"resourceClaimStatuses": [{"name": "accelerator", "resourceClaimName": name}]},
-    )
-    return str(name)
-
-
 def test_template_claim_of_this_pod_from_the_downward_api_and_the_kubeconfig(
     server: ApiServer, namespace: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    generated = _template_pod(server, namespace)
-    kubeconfig = tmp_path / "kubeconfig"
-    kubeconfig.write_text(
-        yaml.safe_dump(
-            {
-                "apiVersion": "v1",
-                "kind": "Config",
-                "clusters": [
-                    {
-                        "name": "test",
-                        "cluster": {
-                            "server": server.url,
-                            "certificate-authority": str(server.ca_file),
-                        },
-                    }
-                ],
-                "users": [{"name": "admin", "user": {"token": ADMIN_TOKEN}}],
-                "contexts": [{"name": "test", "context": {"cluster": "test", "user": "admin"}}],
-                "current-context": "test",
-            }
-        )
-    )
+    generated = template_pod(server, namespace)
+    kubeconfig = server.write_kubeconfig(tmp_path / "kubeconfig")
     monkeypatch.setenv("KUBECONFIG", str(kubeconfig))
     monkeypatch.setenv("POD_NAMESPACE", namespace)
     monkeypatch.setenv("POD_NAME", "trainer-0")
@@ -231,39 +110,9 @@ def test_template_claim_of_this_pod_from_the_downward_api_and_the_kubeconfig(
 
 
 def test_device_health(server: ApiServer, namespace: str, client: Client) -> None:
-    _template_pod(server, namespace)
+    template_pod(server, namespace)
     assert read_device_health(pod_name="trainer-0", namespace=namespace, client=client) == ()
-    server.request(
-        "PATCH",
-        f"{PODS.format(namespace=namespace)}/trainer-0/status",
-        {
-            "status": {
-                "containerStatuses": [
-                    {
-                        "name": "trainer",
-                        "image": "registry.example/trainer",
-                        "imageID": "",
-                        "ready": True,
-                        "restartCount": 0,
-                        "state": {"running": {"startedAt": "2026-11-30T13:29:38Z"}},
-                        "allocatedResourcesStatus": [
-                            {
-                                "name": "claim:accelerator/gpu",
-                                "resources": [
-                                    {
-                                        "resourceID": "gpu.example.com/rack-1/node-7/gpu-3",
-                                        "health": "Unhealthy",
-                                        "message": "XID 79",
-                                    }
-                                ],
-                            }
-                        ],
-                    }
-                ]
-            }
-        },
-        content_type="application/strategic-merge-patch+json",
-    )
+    report_unhealthy_gpu(server, namespace)
     (health,) = read_device_health(
         pod_name="trainer-0", container_name="trainer", namespace=namespace, client=client
     )
@@ -364,6 +213,116 @@ def test_stop_event_ends_a_wait(server: ApiServer, namespace: str, client: Clien
         )
 
 
+def test_wait_for_network_data_from_the_api(
+    server: ApiServer, namespace: str, client: Client
+) -> None:
+    """The public waits with source="api": same errors, reasons that speak of the status."""
+    path = allocated_claim(server, namespace, "rdma-nics", "nic-0", "nic-1")
+    options: dict[str, Any] = {"source": "api", "namespace": namespace, "client": client}
+    with pytest.raises(WaitTimeoutError) as caught:
+        dra_metadata.wait_for_network_data("rdma-nics", "nics", timeout=0.2, **options)
+    assert caught.value.reason.startswith(
+        f"claim status has no networkData for device nic-0 (resourceclaim {namespace}/rdma-nics"
+    )
+    assert str(caught.value).startswith("not ready after 0.2 s: ")
+    with pytest.raises(WaitTimeoutError, match="claim status: device nic-0, nic-1 not ready"):
+        dra_metadata.wait_for(
+            lambda d: d.network_data is not None, "rdma-nics", "nics", timeout=0.2, **options
+        )
+    publisher = threading.Timer(0.3, server.patch_status, (path, network_status("nic-0", "nic-1")))
+    publisher.start()
+    try:
+        metadata = dra_metadata.wait_for_network_data(
+            "rdma-nics", "nics", timeout=30, require=("interface_name", "ips"), **options
+        )
+    finally:
+        publisher.join()
+    assert [(d.name, d.network_data.ips) for d in metadata.devices if d.network_data] == [
+        ("nic-0", ("10.128.0.17/24",)),
+        ("nic-1", ("10.128.1.17/24",)),
+    ]
+    assert metadata.sources == ()  # nothing comes from a file
+    ready = dra_metadata.wait_for(
+        lambda d: d.network_data is not None, "rdma-nics", "nics", timeout=5, **options
+    )
+    assert ready.devices == metadata.devices
+    with pytest.raises(MetadataNotFoundError, match='has no request "gpu"'):
+        dra_metadata.wait_for_network_data("rdma-nics", "gpu", timeout=5, **options)
+
+
+def test_auto_waits_on_the_api_where_no_request_directory_exists(
+    server: ApiServer, namespace: str, client: Client, tmp_path: Path
+) -> None:
+    path = allocated_claim(server, namespace, "rdma-nics")
+    server.patch_status(path, network_status("nic-0"))
+    (tmp_path / "resourceclaims" / "other-claim" / "nics").mkdir(parents=True)  # not this one
+    metadata = dra_metadata.wait_for_network_data(
+        "rdma-nics",
+        "nics",
+        source="auto",
+        root=tmp_path,
+        namespace=namespace,
+        client=client,
+        timeout=10,
+    )
+    assert metadata.devices[0].network_data is not None
+    assert metadata.namespace == namespace
+
+
+def test_await_for_network_data_from_the_api(server: ApiServer, namespace: str) -> None:
+    path = allocated_claim(server, namespace, "rdma-nics")
+
+    async def scenario() -> None:
+        async with AsyncClient(config=config(server)) as client:
+            options: dict[str, Any] = {"source": "api", "namespace": namespace, "client": client}
+            with pytest.raises(WaitTimeoutError, match="claim status has no networkData"):
+                await dra_metadata.await_for_network_data(
+                    "rdma-nics", "nics", timeout=0.2, **options
+                )
+            # An asyncio.Event is awaited: the wait ends as soon as it is set.
+            stop = asyncio.Event()
+            asyncio.get_running_loop().call_later(0.2, stop.set)
+            started = time.monotonic()
+            with pytest.raises(WaitTimeoutError, match="^not ready after 0 s: stopped; "):
+                await dra_metadata.await_until(
+                    NETWORK, "rdma-nics", "nics", timeout=None, stop_event=stop, **options
+                )
+            assert time.monotonic() - started < 10
+            # Cancelled: at once, and its connection is closed.
+            before = open_descriptors()
+            watching = asyncio.Event()
+            waiting = asyncio.ensure_future(
+                dra_metadata.await_until(
+                    NETWORK,
+                    "rdma-nics",
+                    "nics",
+                    timeout=None,
+                    progress=lambda _: watching.set(),  # it has read the claim and waits
+                    progress_interval=0.01,
+                    **options,
+                )
+            )
+            await asyncio.wait_for(watching.wait(), 20)
+            assert not waiting.done()
+            waiting.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await waiting
+            assert open_descriptors() == before
+            # Ready once the driver publishes while it waits.
+            waiting = asyncio.ensure_future(
+                dra_metadata.await_for_network_data("rdma-nics", "nics", timeout=30, **options)
+            )
+            await asyncio.to_thread(server.patch_status, path, network_status("nic-0"))
+            metadata = await asyncio.wait_for(waiting, 20)
+            assert metadata.devices[0].network_data is not None
+            ready = await dra_metadata.await_for(
+                lambda d: d.network_data is not None, "rdma-nics", "nics", timeout=5, **options
+            )
+            assert ready.devices == metadata.devices
+
+    asyncio.run(scenario())
+
+
 async def _next(iterator: Any, timeout: float = 20) -> ClaimStatus:
     return await asyncio.wait_for(iterator.__anext__(), timeout)  # type: ignore[no-any-return]
 
@@ -462,44 +421,73 @@ def test_watch_ends_after_its_timeout_or_stop_event(
     assert asyncio.run(stopped_by_an_asyncio_event()) == 1
 
 
-def test_sync_twins_refuse_to_block_an_event_loop(namespace: str, client: Client) -> None:
-    async def blocking_call_in_async_code() -> None:
-        for _ in watch_claim_status("rdma-nics", namespace=namespace, client=client, timeout=1):
-            pass
+def test_sync_twins_work_where_an_event_loop_runs(
+    server: ApiServer, namespace: str, client: Client
+) -> None:
+    """Jupyter, or an async web handler calling synchronous code: the thread runs a loop."""
+    path = allocated_claim(server, namespace, "rdma-nics")
+    server.patch_status(path, network_status("nic-0"))
 
-    with pytest.raises(RuntimeError, match="use its async twin awatch_claim_status"):
-        asyncio.run(blocking_call_in_async_code())
+    async def synchronous_calls_in_async_code() -> tuple[ClaimStatus, ClaimStatus, str]:
+        status = read_claim_status("rdma-nics", namespace=namespace, client=client)
+        statuses = watch_claim_status("rdma-nics", namespace=namespace, client=client, timeout=5)
+        first = next(statuses)
+        statuses.close()  # type: ignore[attr-defined]
+        metadata = dra_metadata.wait_for_network_data(
+            "rdma-nics", "nics", source="api", namespace=namespace, client=client, timeout=5
+        )
+        return status, first, metadata.devices[0].network_data.interface_name  # type: ignore[union-attr]
+
+    status, first, interface = asyncio.run(synchronous_calls_in_async_code())
+    assert status == first
+    assert interface == "rdma0"
 
 
-def _apply_example_rbac(
-    server: ApiServer, namespace: str, *, verbs: list[str] | None = None
-) -> str:
-    """The example ServiceAccount, Role and RoleBinding; a token of that ServiceAccount."""
-    documents = list(
-        yaml.safe_load_all((REPO / "examples" / "kubernetes" / "api-reader-rbac.yaml").read_text())
-    )
-    collections = {
-        "ServiceAccount": f"/api/v1/namespaces/{namespace}/serviceaccounts",
-        "Role": f"/apis/rbac.authorization.k8s.io/v1/namespaces/{namespace}/roles",
-        "RoleBinding": f"/apis/rbac.authorization.k8s.io/v1/namespaces/{namespace}/rolebindings",
-    }
-    for document in documents:
-        if document["kind"] == "Role" and verbs is not None:
-            document["rules"][0]["verbs"] = verbs
-        if document["kind"] == "RoleBinding":
-            document["subjects"][0]["namespace"] = namespace
-        server.create(collections[document["kind"]], document)
-    answer = server.create(
-        f"/api/v1/namespaces/{namespace}/serviceaccounts/dra-metadata-reader/token",
-        {"apiVersion": "authentication.k8s.io/v1", "kind": "TokenRequest", "spec": {}},
-    )
-    return str(answer["status"]["token"])
+def test_ctrl_c_in_a_sync_wait_where_an_event_loop_runs(
+    server: ApiServer, namespace: str, client: Client
+) -> None:
+    """An interrupted wait (its private loop in a worker thread) closes its connection."""
+    allocated_claim(server, namespace, "rdma-nics")
+    interrupted: list[float] = []
+
+    def interrupt_soon(_: str) -> None:  # called while the wait is waiting, in the worker
+        if not interrupted:
+            interrupted.append(time.monotonic())
+            signal.pthread_kill(threading.main_thread().ident, signal.SIGINT)  # type: ignore[arg-type]
+
+    async def blocking_wait() -> None:
+        dra_metadata.wait_until(
+            NETWORK,
+            "rdma-nics",
+            "nics",
+            source="api",
+            namespace=namespace,
+            client=client,
+            timeout=60,
+            progress=interrupt_soon,
+            progress_interval=0.05,
+        )
+
+    # (asyncio.run would turn Ctrl-C into a cancellation that blocking code never sees.)
+    before = open_descriptors()
+    loop = asyncio.new_event_loop()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            loop.run_until_complete(blocking_wait())
+    finally:
+        loop.close()
+    assert time.monotonic() - interrupted[0] < 10  # at once, not at the timeout
+    assert open_descriptors() == before
+
+
+def open_descriptors() -> int:
+    return len(os.listdir("/proc/self/fd"))
 
 
 def test_least_privilege_service_account(server: ApiServer, namespace: str) -> None:
-    token = _apply_example_rbac(server, namespace)
+    token = apply_example_rbac(server, namespace)
     allocated_claim(server, namespace, "rdma-nics")
-    _template_pod(server, namespace)
+    template_pod(server, namespace)
     other = server.namespace(f"{namespace}-other")
     allocated_claim(server, other, "rdma-nics")
     with Client(config=config(server, token)) as reader:
@@ -531,7 +519,7 @@ def test_least_privilege_service_account(server: ApiServer, namespace: str) -> N
 
 
 def test_a_role_without_watch_refuses_the_wait(server: ApiServer, namespace: str) -> None:
-    token = _apply_example_rbac(server, namespace, verbs=["get"])
+    token = apply_example_rbac(server, namespace, verbs=["get"])
     allocated_claim(server, namespace, "rdma-nics")
     with Client(config=config(server, token)) as reader, pytest.raises(KubeAPIError) as caught:
         wait_until(NETWORK, "rdma-nics", "nics", namespace=namespace, client=reader, timeout=10)

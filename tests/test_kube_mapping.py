@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import datetime as dt
 import socket
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -35,7 +33,7 @@ from dra_metadata.kube._mapping import (
 from dra_metadata.kube._stream import _Cursor, _on_event, _Restart
 from dra_metadata.kube._wait import device_condition, network_data_condition
 
-from conftest import REPO, TESTS
+from conftest import REPO, TESTS, run_python
 
 KUBE = TESTS / "data" / "kube"
 SHARED_KUBE = REPO.parent / "shared" / "fixtures" / "kube"
@@ -434,20 +432,8 @@ def test_claim_names_that_the_api_would_refuse_are_refused_first(name: str) -> N
         read_claim_status(name)
 
 
-def _python(code: str, **environment: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-c", code],
-        capture_output=True,
-        text=True,
-        cwd=REPO,
-        env={"PATH": "/usr/bin:/bin", **environment},
-        check=False,
-        timeout=60,
-    )
-
-
 def test_reading_files_imports_no_kubernetes_client() -> None:
-    result = _python(
+    result = run_python(
         "import sys, dra_metadata\n"
         "dra_metadata.read_claim_metadata('fast-net', 'vf', root='examples/tree')\n"
         "import dra_metadata.kube\n"
@@ -459,7 +445,7 @@ def test_reading_files_imports_no_kubernetes_client() -> None:
 
 
 def test_without_the_extra_the_error_says_how_to_install_it() -> None:
-    result = _python(
+    result = run_python(
         "import sys\n"
         "sys.modules['lightkube'] = None  # as if not installed\n"
         "from dra_metadata import kube\n"
@@ -473,7 +459,7 @@ def test_without_the_extra_the_error_says_how_to_install_it() -> None:
 
 
 def test_no_configuration_is_said_so(tmp_path: Path) -> None:
-    result = _python(
+    result = run_python(
         "from dra_metadata import kube\n"
         "try:\n"
         "    kube.read_claim_status('rdma-nics', namespace='ml-team')\n"
@@ -504,7 +490,7 @@ def test_a_refused_connection_is_said_so(tmp_path: Path) -> None:
             }
         ).decode()
     )
-    result = _python(
+    result = run_python(
         "from dra_metadata import kube\n"
         "try:\n"
         "    kube.read_claim_status('rdma-nics')\n"

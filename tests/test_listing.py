@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import errno
 import json
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
+from collections.abc import Iterator
 from dataclasses import FrozenInstanceError
 from pathlib import Path
 
@@ -24,7 +28,7 @@ from dra_metadata import (
 )
 from dra_metadata.testing import MetadataTree
 
-from conftest import REPO, running_as_root
+from conftest import REPO, unprivileged
 
 SAMPLE = REPO / "examples" / "tree"
 COMMAND = str(Path(sys.executable).parent / "dra-metadata")
@@ -197,17 +201,109 @@ def test_a_root_that_is_a_file(tmp_path: Path) -> None:
         list_claims(root=file)
 
 
-@pytest.mark.skipif(running_as_root(), reason="root reads directories whatever their mode")
-def test_an_unreadable_directory_is_named(tmp_path: Path) -> None:
-    MetadataTree(tmp_path).add_claim("c", "r", "d.example.com", ["dev"])
-    locked = tmp_path / "resourceclaims" / "c"
-    locked.chmod(0)
+UNPRIVILEGED_LISTING = """
+import json, sys
+import dra_metadata
+root = sys.argv[1]
+try:
+    dra_metadata.list_claims(root=root)
+except dra_metadata.MetadataReadError as error:
+    raised = [str(error.path), error.errno]
+skipped = []
+claims = dra_metadata.list_claims(root=root, on_error=skipped.append)
+print(json.dumps({
+    "raised": raised,
+    "skipped": [[str(error.path), error.errno, error.message] for error in skipped],
+    "listed": [[claim.kind, claim.claim_name, claim.request_name] for claim in claims],
+}))
+"""
+
+
+@pytest.fixture
+def locked_tree() -> Iterator[Path]:
+    """A tree readable by anyone but one claim directory and one request directory, with a
+    file that cannot be decoded (in a directory of its own: tmp_path is root's alone)."""
+    root = Path(tempfile.mkdtemp(prefix="dra-metadata-listing-"))
+    root.chmod(0o755)
+    tree = MetadataTree(root)
+    tree.add_claim("a", "r", "d.example.com", ["dev"])
+    tree.add_claim("b", "locked", "d.example.com", ["dev"]).parent.chmod(0)
+    tree.add_claim("b", "open", "d.example.com", ["dev"])
+    tree.add_claim("c", "r", "d.example.com", ["dev"]).write_text("{")
+    tree.add_claim("sealed", "r", "d.example.com", ["dev"]).parent.parent.chmod(0)
+    tree.add_template_claim("t", "r", "d.example.com", ["dev"])
     try:
-        with pytest.raises(MetadataReadError) as caught:
-            list_claims(root=tmp_path)
-        assert caught.value.path == locked
+        yield root
     finally:
-        locked.chmod(0o755)
+        for directory in [root, *root.rglob("*")]:
+            if directory.is_dir():
+                directory.chmod(0o755)
+        shutil.rmtree(root)
+
+
+def _unprivileged_run(arguments: list[str]) -> subprocess.CompletedProcess[str]:
+    options, _ = unprivileged()
+    prefix = options.pop("prefix", ())
+    return subprocess.run(
+        [*prefix, *arguments], capture_output=True, text=True, check=False, cwd="/", **options
+    )
+
+
+def test_an_unreadable_directory_is_raised_or_skipped(locked_tree: Path) -> None:
+    result = _unprivileged_run([sys.executable, "-c", UNPRIVILEGED_LISTING, str(locked_tree)])
+    assert result.returncode == 0, result.stderr
+    found = json.loads(result.stdout)
+    claims = locked_tree / "resourceclaims"
+    assert found["raised"] == [str(claims / "b" / "locked"), errno.EACCES]
+    assert found["skipped"] == [
+        [str(claims / "b" / "locked"), errno.EACCES, "list metadata files: Permission denied"],
+        [str(claims / "sealed"), errno.EACCES, "list claims: Permission denied"],
+    ]
+    assert found["listed"] == [
+        ["claim", "a", "r"],
+        ["claim", "b", "open"],
+        ["claim", "c", "r"],
+        ["template", "t", "r"],
+    ]
+
+
+def test_ls_lists_the_others_and_each_error(locked_tree: Path) -> None:
+    result = _unprivileged_run([COMMAND, "--root", str(locked_tree), "ls", "-o", "json"])
+    assert result.returncode == 0, result.stderr
+    entries = json.loads(result.stdout)
+    undecodable = entries[3]["error"]  # the decoder's words: it says where the data ends
+    assert isinstance(undecodable, str)
+    assert "truncated" in undecodable
+    assert [
+        (e["kind"], e["claim"], e["request"], e["driver"], e["generation"], e["error"])
+        for e in entries
+    ] == [
+        ("claim", "a", "r", "d.example.com", 1, None),
+        ("claim", "b", "locked", None, None, "list metadata files: Permission denied"),
+        ("claim", "b", "open", "d.example.com", 1, None),
+        ("claim", "c", "r", "d.example.com", None, undecodable),
+        ("claim", "sealed", None, None, None, "list claims: Permission denied"),
+        ("template", "t", "r", "d.example.com", 1, None),
+    ]
+    assert entries[1]["path"] == str(locked_tree / "resourceclaims" / "b" / "locked")
+    table = _unprivileged_run([COMMAND, "--root", str(locked_tree), "ls", "-o", "table"])
+    assert table.returncode == 0, table.stderr
+    assert (
+        "claim     sealed  -        -              -           error: list claims: Permission denied"
+        in (table.stdout)
+    )
+
+
+def test_the_root_is_missing_says_what_the_readers_say(tmp_path: Path) -> None:
+    missing = tmp_path / "typo"
+    with pytest.raises(MetadataNotFoundError) as listed:
+        list_claims(root=missing)
+    with pytest.raises(MetadataNotFoundError) as read:
+        dra_metadata.read_claim_metadata("c", "r", root=missing)
+    assert listed.value.message == read.value.message
+    assert listed.value.message.startswith(
+        f"the metadata root {missing} (from root=) does not exist"
+    )
 
 
 def test_list_devices_raises_the_readers_errors(tmp_path: Path) -> None:

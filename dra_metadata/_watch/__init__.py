@@ -2,7 +2,8 @@
 
 ``_events`` (what a watch reports), ``_inotify`` (hints of which paths changed), ``_engine``
 (the state of each file and the scans), ``_pacing`` (pauses between scans), ``_functions``
-(the public watch functions) and ``_waits`` (waiting for a condition). This package only
+(the public watch functions), ``_waits`` (waiting for a condition on the files) and
+``_sources`` (the public waits, on the files or the Kubernetes API). This package only
 re-exports.
 """
 
@@ -15,15 +16,16 @@ from dra_metadata._watch._functions import (
     watch_metadata_file,
     watch_template_metadata,
 )
-from dra_metadata._watch._options import FORCE_POLLING_ENVIRONMENT_VARIABLE
-from dra_metadata._watch._waits import (
-    NETWORK_FIELDS,
-    Condition,
-    network_data_condition,
+from dra_metadata._watch._options import FORCE_POLLING_ENVIRONMENT_VARIABLE, WaitSource
+from dra_metadata._watch._sources import (
+    await_for,
+    await_for_network_data,
+    await_until,
     wait_for,
     wait_for_network_data,
     wait_until,
 )
+from dra_metadata._watch._waits import NETWORK_FIELDS, Condition, network_data_condition
 
 __all__ = [
     "FORCE_POLLING_ENVIRONMENT_VARIABLE",
@@ -32,6 +34,10 @@ __all__ = [
     "MetadataEvent",
     "MetadataEventKind",
     "StopEvent",
+    "WaitSource",
+    "await_for",
+    "await_for_network_data",
+    "await_until",
     "awatch_claim_metadata",
     "awatch_metadata_file",
     "awatch_template_metadata",

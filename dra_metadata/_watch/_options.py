@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from typing import Literal
 
 FORCE_POLLING_ENVIRONMENT_VARIABLE = "DRA_METADATA_FORCE_POLLING"
 """Set to 1 to make every watcher poll instead of using inotify."""
@@ -26,3 +27,9 @@ def resolve_force_polling(force_polling: bool | None) -> bool:
     if force_polling is not None:
         return force_polling
     return os.environ.get(FORCE_POLLING_ENVIRONMENT_VARIABLE, "").lower() in {"1", "true", "yes"}
+
+
+WaitSource = Literal["file", "api", "auto"]
+"""Where a wait looks: the metadata files, the Kubernetes API, or the files where their
+request directory exists in the container and else the API."""
+WAIT_SOURCES: tuple[WaitSource, ...] = ("file", "api", "auto")

@@ -1,14 +1,16 @@
-"""Waiting until metadata is ready: a condition on a DeviceMetadata, fed by a watcher.
+"""Waiting until metadata files are ready: a condition on a DeviceMetadata, fed by a watcher.
 
 One notion of "ready" for every wait: ``condition(metadata)`` returns None, or a sentence saying
 why not. The loop (``_wait_steps``) yields the seconds to pause and returns the ready metadata,
-so a sync driver (``_drive``) and an asyncio one can share it, whatever feeds the watcher.
+so a sync driver (``_drive``) and an asyncio one (``_adrive``) share it. The public functions,
+which also wait on the Kubernetes API (``source=``), are in ``_sources``.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable, Generator
+from dataclasses import dataclass
 
 from dra_metadata._errors import StaleMetadataError, WaitTimeoutError
 from dra_metadata._models import Device, DeviceMetadata, camel
@@ -16,7 +18,7 @@ from dra_metadata._paths import StrPath
 from dra_metadata._watch._engine import Watcher, claim_watcher
 from dra_metadata._watch._events import StopEvent
 from dra_metadata._watch._options import checked_timeout
-from dra_metadata._watch._pacing import Pacer
+from dra_metadata._watch._pacing import AsyncPacer, Pacer
 
 Condition = Callable[[DeviceMetadata], "str | None"]
 """Returns None when the metadata is ready, else a sentence saying why it is not."""
@@ -114,76 +116,98 @@ def _drive(
         watcher.close()
 
 
-def _checked_progress_interval(progress_interval: float) -> float:
+async def _adrive(
+    watcher: Watcher, steps: Generator[float, None, DeviceMetadata], stop_event: StopEvent | None
+) -> DeviceMetadata:
+    # Cancelling the awaiting task ends the pause at once; the finally closes every descriptor.
+    pacer = AsyncPacer(watcher, stop_event)
+    try:
+        while True:
+            try:
+                seconds = next(steps)
+            except StopIteration as done:
+                ready: DeviceMetadata = done.value
+                return ready
+            await pacer.pause(seconds)
+    finally:
+        steps.close()
+        pacer.close()
+        watcher.close()
+
+
+def checked_progress_interval(progress_interval: float) -> float:
     if not progress_interval > 0:
         raise ValueError(f"progress_interval must be positive, not {progress_interval!r}")
     return progress_interval
 
 
-def wait_until(  # noqa: PLR0913 - wait_for's options, and progress reporting
-    condition: Condition,
-    claim_name: str,
-    request_name: str,
-    *,
-    template: bool = False,
-    driver: str | None = None,
-    root: StrPath | None = None,
-    timeout: float | None,
-    poll_interval: float = 1.0,
-    force_polling: bool | None = None,
-    stop_event: StopEvent | None = None,
-    progress: Callable[[str], None] | None = None,
-    progress_interval: float = 5.0,
-) -> DeviceMetadata:
-    """Wait until ``condition(metadata)`` returns None (ready) and return that metadata.
+@dataclass(frozen=True, slots=True)
+class FileWait:
+    """One wait on the files of a request directory, its options checked at the call."""
 
-    ``condition`` returns a sentence saying why the metadata is not ready otherwise; it is
-    asked again whenever the files have been looked at, and its sentence ends up in the
-    WaitTimeoutError raised after ``timeout`` seconds (None waits for ever), with the last
-    metadata seen. StaleMetadataError is raised when a file the metadata comes from was
-    replaced on the host and this container can no longer see updates; MetadataReadError and
-    MetadataDecodeError as the watch functions raise them. ``progress`` is called with that
-    sentence every ``progress_interval`` seconds while waiting.
-    """
-    watcher = claim_watcher(
-        claim_name,
-        request_name,
-        template=template,
-        driver=driver,
-        root=root,
-        poll_interval=poll_interval,
-        force_polling=force_polling,
-    )
-    steps = _wait_steps(
-        watcher,
-        condition,
-        timeout=checked_timeout(timeout),
-        stop_event=stop_event,
-        progress=progress,
-        progress_interval=_checked_progress_interval(progress_interval),
-    )
-    return _drive(watcher, steps, stop_event)
+    watcher: Watcher
+    condition: Condition
+    timeout: float | None
+    stop_event: StopEvent | None
+    progress: Callable[[str], None] | None
+    progress_interval: float
+
+    @classmethod
+    def checked(  # noqa: PLR0913 - the options of wait_until that concern files
+        cls,
+        condition: Condition,
+        claim_name: str,
+        request_name: str,
+        *,
+        template: bool,
+        driver: str | None,
+        root: StrPath | None,
+        timeout: float | None,
+        poll_interval: float,
+        force_polling: bool | None,
+        stop_event: StopEvent | None,
+        progress: Callable[[str], None] | None,
+        progress_interval: float,
+    ) -> FileWait:
+        watcher = claim_watcher(
+            claim_name,
+            request_name,
+            template=template,
+            driver=driver,
+            root=root,
+            poll_interval=poll_interval,
+            force_polling=force_polling,
+        )
+        return cls(
+            watcher,
+            condition,
+            checked_timeout(timeout),
+            stop_event,
+            progress,
+            checked_progress_interval(progress_interval),
+        )
+
+    def _steps(self) -> Generator[float, None, DeviceMetadata]:
+        return _wait_steps(
+            self.watcher,
+            self.condition,
+            timeout=self.timeout,
+            stop_event=self.stop_event,
+            progress=self.progress,
+            progress_interval=self.progress_interval,
+        )
+
+    def run(self) -> DeviceMetadata:
+        """Wait in this thread."""
+        return _drive(self.watcher, self._steps(), self.stop_event)
+
+    async def arun(self) -> DeviceMetadata:
+        """Wait on the running event loop (inotify's descriptor is one of its readers)."""
+        return await _adrive(self.watcher, self._steps(), self.stop_event)
 
 
-def wait_for(
-    predicate: Callable[[Device], bool],
-    claim_name: str,
-    request_name: str,
-    *,
-    template: bool = False,
-    driver: str | None = None,
-    root: StrPath | None = None,
-    timeout: float | None,
-    poll_interval: float = 1.0,
-    force_polling: bool | None = None,
-    stop_event: StopEvent | None = None,
-) -> DeviceMetadata:
-    """Wait until every device of the request satisfies ``predicate``; return the metadata.
-
-    ``template=True`` names a claim made from a template by its pod claim name. Raises
-    WaitTimeoutError (a TimeoutError) with the last metadata seen and the reason, or
-    StaleMetadataError.
-    """
+def device_condition(predicate: Callable[[Device], bool]) -> Condition:
+    """The condition of wait_for: every device of the request satisfies ``predicate``."""
 
     def condition(metadata: DeviceMetadata) -> str | None:
         devices = metadata.devices
@@ -195,18 +219,7 @@ def wait_for(
             return f"{_generations(metadata)}, device {names} not ready"
         return None
 
-    return wait_until(
-        condition,
-        claim_name,
-        request_name,
-        template=template,
-        driver=driver,
-        root=root,
-        timeout=timeout,
-        poll_interval=poll_interval,
-        force_polling=force_polling,
-        stop_event=stop_event,
-    )
+    return condition
 
 
 def network_data_condition(require: tuple[str, ...]) -> Condition:
@@ -230,35 +243,3 @@ def network_data_condition(require: tuple[str, ...]) -> Condition:
         return None
 
     return condition
-
-
-def wait_for_network_data(
-    claim_name: str,
-    request_name: str,
-    *,
-    template: bool = False,
-    driver: str | None = None,
-    root: StrPath | None = None,
-    timeout: float | None,
-    require: tuple[str, ...] = ("interface_name",),
-    poll_interval: float = 1.0,
-    force_polling: bool | None = None,
-    stop_event: StopEvent | None = None,
-) -> DeviceMetadata:
-    """Wait until every device of the request has network data with the ``require``d fields.
-
-    Which fields are required is the caller's choice (IPs can legitimately be empty without
-    IPAM): any of "interface_name", "ips", "hardware_address". Raises as wait_for does.
-    """
-    return wait_until(
-        network_data_condition(require),
-        claim_name,
-        request_name,
-        template=template,
-        driver=driver,
-        root=root,
-        timeout=timeout,
-        poll_interval=poll_interval,
-        force_polling=force_polling,
-        stop_event=stop_event,
-    )

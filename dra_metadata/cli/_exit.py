@@ -25,6 +25,9 @@ EXIT_INVALID = 3
 """The data exists but cannot be decoded, is invalid (``--validate``) or the files disagree."""
 EXIT_STALE = 4
 """Stale view: the driver replaced a file on the host; restart the container to see it."""
+EXIT_KUBE_API = 5
+"""The Kubernetes API refused (401, 403), could not be reached (no configuration, connection
+refused, TLS) or answered what cannot be used: a deployment to fix, not data to wait for."""
 EXIT_NOT_EXECUTABLE = 126
 """``exec``: COMMAND was found but cannot be run (as a shell says it)."""
 EXIT_COMMAND_NOT_FOUND = 127
@@ -38,8 +41,9 @@ EXIT_TERMINATED = 143
 
 EXIT_CODES_HELP = (
     "exit codes: 0 ok, 1 not ready or not found, 2 usage, 3 undecodable or invalid data, "
-    "4 stale view (restart the container), 70 internal error, 126/127 exec: COMMAND not "
-    "runnable/not found, 130 interrupted, 141 output closed, 143 terminated"
+    "4 stale view (restart the container), 5 Kubernetes API refused or unreachable, 70 "
+    "internal error, 126/127 exec: COMMAND not runnable/not found, 130 interrupted, 141 output "
+    "closed, 143 terminated"
 )
 
 
@@ -59,6 +63,8 @@ def exit_code(error: BaseException) -> int:
     """The exit code of an error the library raised."""
     if isinstance(error, StaleMetadataError):
         return EXIT_STALE
+    if isinstance(error, dra_metadata.KubeAPIError):
+        return EXIT_KUBE_API
     if isinstance(
         error, (MetadataDecodeError, MetadataValidationError, dra_metadata.MetadataConflictError)
     ):

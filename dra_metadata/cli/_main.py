@@ -44,6 +44,9 @@ _ARGUMENT_LABELS = {
     "pod_claim_name": "CLAIM",
     "request_name": "REQUEST",
     "driver": "--driver",
+    "namespace": "--namespace",
+    "pod_name": "--pod",
+    "container_name": "--container",
 }
 
 

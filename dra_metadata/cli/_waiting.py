@@ -1,8 +1,12 @@
-"""Waiting as ``wait`` and ``exec`` do: --for, --require, --timeout, --poll-interval, -q.
+"""Waiting as ``wait`` and ``exec`` do: --for, --require, --timeout, --poll-interval, -q,
+--source and the options of the Kubernetes API.
 
 An option only matters when it changes what is waited for: ``--require`` means
 ``--for network-data`` (and is refused with any other ``--for``); in ``exec``, ``--timeout``
-alone means ``--for file``, and ``--poll-interval`` or ``-q`` without a wait are refused.
+alone means ``--for file``, and ``--poll-interval``, ``-q`` or ``--source`` without a wait are
+refused. Options of one source are refused with the other (``--root`` or ``--validate`` with
+``--source api``, ``--namespace`` with ``--source file``); ``--source auto`` decides before
+anything else which source it is.
 """
 
 from __future__ import annotations
@@ -14,13 +18,23 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, Literal
 
 import dra_metadata
 from dra_metadata import Device, DeviceMetadata, MetadataValidationError
 from dra_metadata._missing import describe_missing, shown_names
+from dra_metadata._paths import request_dir
+from dra_metadata._watch._sources import chosen_source
 from dra_metadata.cli._arguments import parse_duration, parse_poll_interval
 from dra_metadata.cli._exit import PROGRAM, UsageError
+from dra_metadata.cli._kube import (
+    add_kube_arguments,
+    kube_options_given,
+    refuse_pod_without_template,
+)
 from dra_metadata.cli._output import attribute_text, safe_text
+
+Source = Literal["file", "api"]
 
 _INT64_MAX = 2**63 - 1
 _CONDITIONS = "file, network-data, generation=N or attribute=NAME[=VALUE]"
@@ -60,14 +74,27 @@ def add_wait_arguments(parser: argparse.ArgumentParser, *, default: str) -> None
     )
     parser.add_argument("--validate", choices=["metadata", "strict"], help="invalid data exits 3")
     parser.add_argument("-q", "--quiet", action="store_true", help="no progress lines on stderr")
+    parser.add_argument(
+        "--source",
+        choices=["file", "api", "auto"],
+        help="where to look: file (the metadata files, the default), api (the claim's status "
+        "through the Kubernetes API, for drivers that write no file), auto (file where the "
+        "request directory exists, else api)",
+    )
+    add_kube_arguments(
+        parser,
+        pod_help="with --template and the API: the pod whose claim it is (default: $POD_NAME, "
+        "else the host name)",
+    )
 
 
 @dataclass(frozen=True)
 class Wait:
-    """What to wait for, and a description of it for the progress and ready lines."""
+    """What to wait for, where, and a description of it for the progress and ready lines."""
 
     condition: dra_metadata.Condition
     description: str
+    source: Source = "file"
 
 
 def network_fields(text: str) -> tuple[str, ...]:
@@ -92,20 +119,90 @@ def _asked_for(arguments: argparse.Namespace) -> str | None:
     return text
 
 
-def chosen_wait(arguments: argparse.Namespace, *, default: str = "file") -> Wait:
-    """The wait that --for and --require ask for, else ``default``."""
+def wait_source(arguments: argparse.Namespace) -> Source:
+    """The source to wait on (--source, "auto" decided now); options of the other refused."""
+    source = arguments.source or "file"
+    api_options = kube_options_given(arguments)
+    if source == "file" and api_options:
+        raise UsageError(
+            f"{' and '.join(api_options)} only apply to the Kubernetes API: add --source api "
+            "(or auto)"
+        )
+    file_options = [
+        option
+        for option, given in (
+            ("--root", arguments.root is not None),
+            ("--poll-interval", arguments.poll_interval is not None),
+            ("--validate", arguments.validate is not None),
+        )
+        if given
+    ]
+    if source == "api" and file_options:
+        raise UsageError(
+            f"{' and '.join(file_options)} only apply to metadata files, not to --source api"
+        )
+    refuse_pod_without_template(arguments)
+    if source != "auto":
+        return "api" if source == "api" else "file"
+    chosen = chosen_source(
+        "auto",
+        arguments.claim,
+        arguments.request,
+        template=arguments.template,
+        root=arguments.root,
+        file_options={},
+        api_options={},
+    )
+    if chosen == "api" and arguments.validate is not None:
+        raise UsageError(f"--validate checks metadata files: {_auto_chose_api(arguments)}")
+    return chosen
+
+
+def _auto_chose_api(arguments: argparse.Namespace) -> str:
+    directory = request_dir(
+        arguments.claim, arguments.request, template=arguments.template, root=arguments.root
+    )
+    return f"--source auto chose the Kubernetes API ({directory} does not exist)"
+
+
+def refuse_attributes_from_the_api(arguments: argparse.Namespace, source: Source) -> None:
+    """exec --attribute: the API publishes no device attributes."""
+    if source == "api" and arguments.attribute:
+        why = _auto_chose_api(arguments) if arguments.source == "auto" else "--source api"
+        raise UsageError(
+            f"--attribute: the Kubernetes API publishes no device attributes ({why}); they "
+            "come from the metadata files"
+        )
+
+
+def chosen_wait(arguments: argparse.Namespace, source: Source, *, default: str = "file") -> Wait:
+    """The wait that --for and --require ask for, else ``default`` (with the API: the
+    claim's allocation)."""
     text = _asked_for(arguments)
-    return _parse_wait(arguments, default if text is None else text)
+    if text is None and source == "api":
+        return Wait(lambda _: None, "an allocated claim", "api")
+    return _parse_wait(arguments, default if text is None else text, source)
 
 
-def _parse_wait(arguments: argparse.Namespace, text: str) -> Wait:
+def _parse_wait(arguments: argparse.Namespace, text: str, source: Source) -> Wait:
     kind, _, rest = text.partition("=")
+    if source == "api" and (text == "file" or kind in {"generation", "attribute"}):
+        what = {"file": "metadata files", "generation": "generations", "attribute": "attributes"}
+        why = _auto_chose_api(arguments) if arguments.source == "auto" else "--source api"
+        raise UsageError(
+            f"--for {text}: the Kubernetes API publishes no {what[kind]} of device metadata "
+            f"({why}); wait for network-data, or leave out --for to wait for the allocation"
+        )
     if text == "file":
         return Wait(lambda _: None, "the metadata files")
     if text == "network-data":
         fields = network_fields(arguments.require or "interface-name")
-        condition = dra_metadata.network_data_condition(fields)
-        return Wait(condition, f"network data ({', '.join(fields)}) on every device")
+        description = f"network data ({', '.join(fields)}) on every device"
+        if source == "api":
+            from dra_metadata.kube._wait import network_data_condition  # noqa: PLC0415
+
+            return Wait(network_data_condition(fields), description, "api")
+        return Wait(dra_metadata.network_data_condition(fields), description)
     if kind == "generation":
         if not re.fullmatch("[0-9]{1,19}", rest) or int(rest) > _INT64_MAX:
             raise UsageError(f"--for {text!r}: N must be a whole number (0 to 2^63-1)")
@@ -190,13 +287,18 @@ def _attribute_condition(name: str, value: str | None) -> dra_metadata.Condition
 
 
 def check_exec_wait(arguments: argparse.Namespace) -> Wait | None:
-    """exec's wait: --timeout alone waits for the files; waiting options need a wait."""
+    """exec's wait: --timeout alone waits for the files (or the allocation, with the API);
+    waiting options need a wait."""
     text = _asked_for(arguments)
     if text is not None or arguments.timeout is not None:
-        return _parse_wait(arguments, "file" if text is None else text)
+        source = wait_source(arguments)
+        refuse_attributes_from_the_api(arguments, source)
+        return chosen_wait(arguments, source)
     for given, option in (
         (arguments.poll_interval is not None, "--poll-interval"),
         (arguments.quiet, "-q/--quiet"),
+        (arguments.source is not None, "--source"),
+        *((True, option) for option in kube_options_given(arguments)),
     ):
         if given:
             raise UsageError(f"{option} only applies to a wait: add --for or --timeout")
@@ -225,6 +327,11 @@ def wait_until_ready(arguments: argparse.Namespace, wait: Wait) -> DeviceMetadat
             sys.stderr.write(f"{PROGRAM}: {safe_text(line)}\n")
             sys.stderr.flush()
 
+    options: dict[str, Any] = (
+        {"root": arguments.root, "poll_interval": arguments.poll_interval}
+        if wait.source == "file"
+        else {"pod_name": arguments.pod, "namespace": arguments.namespace}
+    )
     try:
         return dra_metadata.wait_until(
             checked,
@@ -232,13 +339,13 @@ def wait_until_ready(arguments: argparse.Namespace, wait: Wait) -> DeviceMetadat
             arguments.request,
             template=arguments.template,
             driver=arguments.driver,
-            root=arguments.root,
             timeout=arguments.timeout,
-            poll_interval=arguments.poll_interval or 1.0,
             progress=progress,
+            source=wait.source,
+            **options,
         )
     except dra_metadata.WaitTimeoutError as error:
-        if error.metadata is not None:
+        if error.metadata is not None or wait.source == "api":
             raise
         # Nothing was ever there: say what is, as a reader would.
         hint = describe_missing(

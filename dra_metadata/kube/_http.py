@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from dra_metadata._errors import KubeAPIError
+from dra_metadata._missing import WORDING
 from dra_metadata.kube._errors import (
     INSTALL_HINT,
     Target,
@@ -88,6 +89,12 @@ class Api:
         return httpx2.AsyncClient(**self._httpx_params())
 
 
+def _choose_one() -> str:
+    if WORDING.get() == "command":
+        return "set KUBECONFIG to a kubeconfig file with a current context"
+    return "pass client=lightkube.Client(...) to choose one"
+
+
 def connect(client: Client | AsyncClient | None) -> Api:
     """The configuration of ``client``, else in-cluster, else $KUBECONFIG or ~/.kube/config."""
     _import_lightkube()
@@ -107,11 +114,10 @@ def connect(client: Client | AsyncClient | None) -> Api:
         raise KubeAPIError(
             "no Kubernetes API configuration: not in a pod with a ServiceAccount token "
             f"({SERVICE_ACCOUNT_DIR}/token and $KUBERNETES_SERVICE_HOST) and no usable "
-            f"kubeconfig ($KUBECONFIG or ~/.kube/config: {error}); pass "
-            "client=lightkube.Client(...) to choose one"
+            f"kubeconfig ($KUBECONFIG or ~/.kube/config: {error}); {_choose_one()}"
         ) from None
     if config is None:  # get() without a default and without a current context
-        raise KubeAPIError("the kubeconfig has no current context; pass client=...")
+        raise KubeAPIError(f"the kubeconfig has no current context; {_choose_one()}")
     return Api(config, config.namespace)
 
 

@@ -133,6 +133,13 @@ class ClaimStatus:
             ),
         )
 
+    def to_document(self) -> dict[str, Any]:
+        """The document ``dra-metadata status -o json`` prints: plain dicts and lists for the
+        standard library's json, every key present, names as the API spells them."""
+        from dra_metadata.kube._document import claim_status_document  # noqa: PLC0415
+
+        return claim_status_document(self)
+
     def _check_request(self, request_name: str) -> None:
         if request_name in self.requests:
             return
@@ -167,3 +174,9 @@ class DeviceHealth:
     message: str | None = None
     resource_name: str = ""
     resource_id: str = ""
+
+    def to_document(self) -> dict[str, Any]:
+        """This entry as ``dra-metadata health -o json`` prints it (plain dicts for json)."""
+        from dra_metadata.kube._document import device_health_document  # noqa: PLC0415
+
+        return device_health_document(self)

@@ -18,6 +18,14 @@ if TYPE_CHECKING:
     from lightkube import AsyncClient, Client
 
 
+def _check_where(*, namespace: str | None, pod_name: str | None = None) -> None:
+    """The names given as arguments, before any configuration is loaded."""
+    if namespace is not None:
+        check_name("namespace", namespace, label=True)
+    if pod_name is not None:
+        check_name("pod_name", pod_name)
+
+
 def read_claim_status(
     claim_name: str, *, namespace: str | None = None, client: Client | AsyncClient | None = None
 ) -> ClaimStatus:
@@ -29,6 +37,7 @@ def read_claim_status(
     ``resourceclaims``. Raises MetadataNotFoundError (404) or KubeAPIError.
     """
     check_name("claim_name", claim_name)
+    _check_where(namespace=namespace)
     api = connect(client)
     target = claim_target(claim_name, api.namespace(namespace))
     with api.sync_client() as http:
@@ -49,6 +58,7 @@ def read_template_claim_status(
     ``resourceclaims``.
     """
     check_name("pod_claim_name", pod_claim_name, label=True)
+    _check_where(namespace=namespace, pod_name=pod_name)
     api = connect(client)
     namespace_used = api.namespace(namespace)
     pod = pod_target(resolve_pod_name(pod_name), namespace_used)
@@ -73,6 +83,7 @@ def read_device_health(
     """
     if container_name is not None:
         check_name("container_name", container_name, label=True)
+    _check_where(namespace=namespace, pod_name=pod_name)
     api = connect(client)
     pod = pod_target(resolve_pod_name(pod_name), api.namespace(namespace))
     with api.sync_client() as http:

@@ -207,18 +207,26 @@ async def claim_updates(
     *,
     state: WatchState,
     wake: Callable[[], float | None],
+    stop: asyncio.Event | None = None,
 ) -> AsyncGenerator[ClaimStatus | None, None]:
     """The claim's status at the start and after each change; None after ``wake()`` seconds
-    without one (None from wake: no limit), so that callers can look at clocks and events."""
+    without one (None from wake: no limit), or as soon as ``stop`` is set, so that callers
+    can look at clocks and events."""
     queue: asyncio.Queue[ClaimStatus | BaseException] = asyncio.Queue()
     reader = asyncio.ensure_future(_Reader(api, http, target, state, queue.put_nowait).run())
     getter: asyncio.Future[ClaimStatus | BaseException] | None = None
+    stopper = None if stop is None else asyncio.ensure_future(stop.wait())
     try:
         while True:
             if getter is None:  # kept across time-outs: cancelling a get could lose an item
                 getter = asyncio.ensure_future(queue.get())
-            done, _ = await asyncio.wait({getter}, timeout=wake())
-            if not done:
+            awaited: set[asyncio.Future[Any]] = {getter}
+            if stopper is not None and not stopper.done():
+                awaited.add(stopper)
+            done, _ = await asyncio.wait(
+                awaited, timeout=wake(), return_when=asyncio.FIRST_COMPLETED
+            )
+            if getter not in done:
                 yield None
                 continue
             item = getter.result()
@@ -227,7 +235,7 @@ async def claim_updates(
                 raise item
             yield item
     finally:
-        for task in (reader, getter):
+        for task in (reader, getter, stopper):
             if task is not None:
                 task.cancel()
                 with contextlib.suppress(asyncio.CancelledError):

@@ -116,8 +116,9 @@ class _Wait:
             condition, ref, request_name, driver, timeout, stop_event, progress, progress_interval
         )
 
-    async def run(self, api: Api) -> DeviceMetadata:
-        clock = Clock(self.timeout, self.stop_event)
+    async def run(self, api: Api, *, awaitable: bool) -> DeviceMetadata:
+        """The wait; ``awaitable``: an asyncio.Event stop_event belongs to this loop."""
+        clock = Clock(self.timeout, self.stop_event, awaitable=awaitable)
         state = WatchState()
         next_progress = time.monotonic() + self.progress_interval
         metadata: DeviceMetadata | None = None
@@ -130,7 +131,9 @@ class _Wait:
 
         async with api.async_client() as http:
             target = await self.ref.target(api, http)
-            updates = claim_updates(api, http, target, state=state, wake=wake)
+            updates = claim_updates(
+                api, http, target, state=state, wake=wake, stop=clock.awaited_stop
+            )
             try:
                 async for status in updates:
                     if status is not None:
@@ -160,6 +163,54 @@ class _Wait:
         raise AssertionError("the claim watch ended")  # pragma: no cover - it never ends
 
 
+@dataclass(frozen=True, slots=True)
+class ApiWait:
+    """A wait on the API, its options checked and its configuration loaded: run it once."""
+
+    wait: _Wait
+    api: Api
+
+    def run(self) -> DeviceMetadata:
+        """Wait from synchronous code (on a private event loop)."""
+        return run(lambda: self.wait.run(self.api, awaitable=False))
+
+    async def arun(self) -> DeviceMetadata:
+        """Wait on the running event loop; an asyncio.Event stop_event is awaited."""
+        return await self.wait.run(self.api, awaitable=True)
+
+
+def api_wait(  # noqa: PLR0913 - wait_until's options that concern the API
+    condition: Condition,
+    claim_name: str,
+    request_name: str,
+    *,
+    template: bool,
+    driver: str | None,
+    pod_name: str | None,
+    namespace: str | None,
+    client: Client | AsyncClient | None,
+    timeout: float | None,
+    stop_event: StopEvent | None,
+    progress: Callable[[str], None] | None,
+    progress_interval: float,
+) -> ApiWait:
+    """The wait of wait_until(source="api"): every option checked, the configuration loaded."""
+    wait = _Wait.checked(
+        condition,
+        claim_name,
+        request_name,
+        template=template,
+        driver=driver,
+        pod_name=pod_name,
+        namespace=namespace,
+        timeout=timeout,
+        stop_event=stop_event,
+        progress=progress,
+        progress_interval=progress_interval,
+    )
+    return ApiWait(wait, connect(client))
+
+
 async def await_until(  # noqa: PLR0913 - wait_until's options, as the file wait has them
     condition: Condition,
     claim_name: str,
@@ -180,12 +231,12 @@ async def await_until(  # noqa: PLR0913 - wait_until's options, as the file wait
     Returns the DeviceMetadata of ``request_name`` (a top-level request also covers its
     subrequests; ``driver`` keeps one driver's devices) once ``condition`` returns None.
     Raises WaitTimeoutError after ``timeout`` seconds (None: for ever) or when ``stop_event``
-    is set, with the last metadata and the reason; MetadataNotFoundError when the claim, the
-    pod's claim or the request does not exist (or the claim is deleted); KubeAPIError when the
-    API refuses or cannot be reached at the start. ``progress`` gets the reason every
-    ``progress_interval`` seconds while waiting.
+    is set (an asyncio.Event is awaited), with the last metadata and the reason;
+    MetadataNotFoundError when the claim, the pod's claim or the request does not exist (or
+    the claim is deleted); KubeAPIError when the API refuses or cannot be reached at the
+    start. ``progress`` gets the reason every ``progress_interval`` seconds while waiting.
     """
-    wait = _Wait.checked(
+    wait = api_wait(
         condition,
         claim_name,
         request_name,
@@ -193,12 +244,13 @@ async def await_until(  # noqa: PLR0913 - wait_until's options, as the file wait
         driver=driver,
         pod_name=pod_name,
         namespace=namespace,
+        client=client,
         timeout=timeout,
         stop_event=stop_event,
         progress=progress,
         progress_interval=progress_interval,
     )
-    return await wait.run(connect(client))
+    return await wait.arun()
 
 
 def wait_until(  # noqa: PLR0913 - wait_until's options, as the file wait has them
@@ -216,8 +268,9 @@ def wait_until(  # noqa: PLR0913 - wait_until's options, as the file wait has th
     progress: Callable[[str], None] | None = None,
     progress_interval: float = 5.0,
 ) -> DeviceMetadata:
-    """await_until for synchronous code (on an event loop of its own, in this thread)."""
-    wait = _Wait.checked(
+    """await_until for synchronous code, on an event loop of its own (in a worker thread
+    when this thread runs an event loop; ``progress`` is then called from that thread)."""
+    wait = api_wait(
         condition,
         claim_name,
         request_name,
@@ -225,10 +278,10 @@ def wait_until(  # noqa: PLR0913 - wait_until's options, as the file wait has th
         driver=driver,
         pod_name=pod_name,
         namespace=namespace,
+        client=client,
         timeout=timeout,
         stop_event=stop_event,
         progress=progress,
         progress_interval=progress_interval,
     )
-    api = connect(client)
-    return run("wait_until", lambda: wait.run(api))
+    return wait.run()

@@ -7,6 +7,7 @@ the asyncio code on an event loop of its own.
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
@@ -48,6 +49,12 @@ class ClaimRef:
         else:
             check_name("claim_name", claim_name)
         if pod_name is not None:
+            if not template:
+                raise ValueError(
+                    "pod_name only applies to a claim made from a template (template=True), "
+                    "whose name is read from that pod; a claim referenced by name is watched by "
+                    "its own name"
+                )
             check_name("pod_name", pod_name)
         if namespace is not None:
             check_name("namespace", namespace, label=True)
@@ -70,12 +77,21 @@ def checked_timeout(timeout: float | None) -> float | None:
 
 
 class Clock:
-    """A deadline and a stop event, as the watches and waits look at them."""
+    """A deadline and a stop event, as the watches and waits look at them.
 
-    def __init__(self, timeout: float | None, stop_event: StopEvent | None) -> None:
+    An asyncio.Event of the caller's loop (``awaitable``: the async twins) is awaited
+    (``awaited_stop``); any other stop_event is looked at every STOP_CHECK_SECONDS.
+    """
+
+    def __init__(
+        self, timeout: float | None, stop_event: StopEvent | None, *, awaitable: bool
+    ) -> None:
         self.timeout = timeout
         self.deadline = None if timeout is None else time.monotonic() + timeout
         self.stop_event = stop_event
+        self.awaited_stop = (
+            stop_event if awaitable and isinstance(stop_event, asyncio.Event) else None
+        )
 
     def stopped(self) -> bool:
         return self.stop_event is not None and self.stop_event.is_set()
@@ -88,19 +104,21 @@ class Clock:
         candidates = [] if also is None else [also]
         if self.deadline is not None:
             candidates.append(max(0.0, self.deadline - time.monotonic()))
-        if self.stop_event is not None:
+        if self.stop_event is not None and self.awaited_stop is None:
             candidates.append(STOP_CHECK_SECONDS)
         return min(candidates) if candidates else None
 
 
 async def awatch_statuses(
-    api: Api, ref: ClaimRef, timeout: float | None, stop_event: StopEvent | None
+    api: Api, ref: ClaimRef, timeout: float | None, stop_event: StopEvent | None, *, awaitable: bool
 ) -> AsyncIterator[ClaimStatus]:
-    """The body of watch_claim_status / awatch_claim_status."""
-    clock = Clock(timeout, stop_event)
+    """The body of watch_claim_status / awatch_claim_status (``awaitable``: the caller's loop)."""
+    clock = Clock(timeout, stop_event, awaitable=awaitable)
     async with api.async_client() as http:
         target = await ref.target(api, http)
-        updates = claim_updates(api, http, target, state=WatchState(), wake=clock.wake)
+        updates = claim_updates(
+            api, http, target, state=WatchState(), wake=clock.wake, stop=clock.awaited_stop
+        )
         try:
             async for status in updates:
                 if clock.stopped():
@@ -137,7 +155,7 @@ def watch_claim_status(
     ref = ClaimRef.checked(claim_name, template=template, pod_name=pod_name, namespace=namespace)
     checked_timeout(timeout)
     api = connect(client)
-    return iterate("watch_claim_status", lambda: awatch_statuses(api, ref, timeout, stop_event))
+    return iterate(lambda: awatch_statuses(api, ref, timeout, stop_event, awaitable=False))
 
 
 def awatch_claim_status(
@@ -150,8 +168,11 @@ def awatch_claim_status(
     timeout: float | None = None,
     stop_event: StopEvent | None = None,
 ) -> AsyncIterator[ClaimStatus]:
-    """The asyncio twin of watch_claim_status: ``async for status in awatch_claim_status(...)``."""
+    """The asyncio twin of watch_claim_status: ``async for status in awatch_claim_status(...)``.
+
+    An asyncio.Event as ``stop_event`` is awaited: the watch ends as soon as it is set.
+    """
     ref = ClaimRef.checked(claim_name, template=template, pod_name=pod_name, namespace=namespace)
     checked_timeout(timeout)
     api = connect(client)
-    return awatch_statuses(api, ref, timeout, stop_event)
+    return awatch_statuses(api, ref, timeout, stop_event, awaitable=True)

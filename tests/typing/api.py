@@ -103,6 +103,47 @@ async def awatch(path: Path) -> list[str]:
     return [event.kind.value async for event in dra_metadata.awatch_metadata_file(path, timeout=1)]
 
 
+async def await_ready(root: Path) -> int:
+    import asyncio  # noqa: PLC0415
+
+    stop = asyncio.Event()
+    ready: DeviceMetadata = await dra_metadata.await_for_network_data(
+        "c", "r", root=root, timeout=5, require=("ips",), stop_event=stop
+    )
+    each: DeviceMetadata = await dra_metadata.await_for(
+        lambda device: device.network_data is not None, "c", "r", root=root, timeout=None
+    )
+    source: dra_metadata.WaitSource = "api"
+    whole: DeviceMetadata = await dra_metadata.await_until(
+        lambda m: None if m.devices else "no devices",
+        "c",
+        "r",
+        template=True,
+        timeout=5.0,
+        progress=print,
+        source=source,
+        namespace="ns",
+        pod_name="p",
+    )
+    return ready.generation + len(each.devices) + len(whole.devices)
+
+
+def wait_on_the_api() -> DeviceMetadata:
+    from lightkube import Client  # noqa: PLC0415
+
+    with Client() as client:
+        dra_metadata.wait_for(lambda _: True, "c", "r", timeout=1, source="auto", client=client)
+        return dra_metadata.wait_for_network_data(
+            "rdma-nics", "nics", source="api", namespace="ml", client=client, timeout=60
+        )
+
+
+def list_what_can_be_listed(root: Path) -> list[str]:
+    problems: list[dra_metadata.MetadataReadError] = []
+    claims = dra_metadata.list_claims(root=root, on_error=problems.append)
+    return [claim.claim_name for claim in claims] + [str(problem.path) for problem in problems]
+
+
 def kube_status() -> list[str]:
     from lightkube import Client  # noqa: PLC0415
 
@@ -115,6 +156,8 @@ def kube_status() -> list[str]:
         for update in kube.watch_claim_status("rdma-nics", timeout=1.0):
             status = update
         health: tuple[kube.DeviceHealth, ...] = kube.read_device_health(container_name="c")
+    documents: list[dict[str, object]] = [status.to_document(), *(h.to_document() for h in health)]
+    del documents
     names = [device.name for device in (*status.devices, *template.devices)]
     ready = [device.condition("Ready") for device in status.devices]
     states: list[kube.Health] = [entry.health for entry in health]

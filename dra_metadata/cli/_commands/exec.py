@@ -69,7 +69,8 @@ COMMAND = Command(
     summary="wait if asked, set attributes as variables, then run a command",
     description="Optionally wait as `wait` does (--for, or --timeout alone for the files), set "
     "the variables `env` would print, then replace this process with COMMAND (no shell). Any "
-    "failure exits with its code before COMMAND runs. --require implies --for network-data.",
+    "failure exits with its code before COMMAND runs. --require implies --for network-data; "
+    "--source api waits on the Kubernetes API (which publishes no attributes).",
     examples=(
         (
             "dra-metadata exec --template nic vf --for network-data --timeout 2m "
@@ -79,10 +80,11 @@ COMMAND = Command(
             "dra-metadata exec gpus gpu --driver gpu.example.com --attribute "
             "uuid=CUDA_VISIBLE_DEVICES -- python train.py --epochs 3"
         ),
+        "dra-metadata exec rdma-nics nics --source api --for network-data --timeout 5m -- /app/run",
     ),
     add_arguments=_add_arguments,
     run=_run,
     exit_codes="exit codes (before COMMAND runs): 1 timed out or not found, 2 usage, "
-    "3 undecodable or invalid, 4 stale view, 126 COMMAND cannot run, 127 COMMAND not found; "
-    "afterwards COMMAND's own",
+    "3 undecodable or invalid, 4 stale view, 5 the Kubernetes API refused or could not be "
+    "reached, 126 COMMAND cannot run, 127 COMMAND not found; afterwards COMMAND's own",
 )

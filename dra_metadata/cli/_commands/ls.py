@@ -1,60 +1,41 @@
-"""``dra-metadata ls``: every metadata file under the root (for debugging)."""
+"""``dra-metadata ls``: every metadata file under the root (for debugging).
+
+The request directories come from list_claims; each file is read on its own, so that one file
+or directory that cannot be read or decoded is listed with its error instead of hiding the
+others.
+"""
 
 from __future__ import annotations
 
 import argparse
+import os
 from pathlib import Path
 from typing import Any
 
 import dra_metadata
-from dra_metadata import DeviceMetadataError, MetadataNotFoundError
-from dra_metadata._missing import describe_missing_root, listing
-from dra_metadata._paths import driver_of_file_name
-from dra_metadata._read import list_metadata_files
+from dra_metadata import DeviceMetadataError, MetadataReadError
 from dra_metadata.cli._arguments import Command, add_output_argument, output_format
 from dra_metadata.cli._exit import EXIT_OK, report_stale
 from dra_metadata.cli._output import Output, safe_text, table
 
-
-def _directories(directory: Path) -> list[Path]:
-    return [directory / name for name in listing(directory) or [] if (directory / name).is_dir()]
-
-
-def _entries(root: Path) -> list[dict[str, Any]]:
-    entries = []
-    for kind, subdirectory in (
-        ("claim", dra_metadata.RESOURCE_CLAIMS_SUBDIR),
-        ("template", dra_metadata.RESOURCE_CLAIM_TEMPLATES_SUBDIR),
-    ):
-        for claim_dir in _directories(root / subdirectory):
-            for request_dir in _directories(claim_dir):
-                where = {"kind": kind, "claim": claim_dir.name, "request": request_dir.name}
-                try:
-                    files = list_metadata_files(request_dir)
-                except DeviceMetadataError as problem:
-                    entries.append(
-                        {
-                            **where,
-                            "driver": None,
-                            "path": str(request_dir),
-                            "generation": None,
-                            "apiVersion": None,
-                            "stale": False,
-                            "error": problem.message,
-                        }
-                    )
-                    continue
-                entries.extend(_entry(where, path) for path in files)
-    return entries
+_KINDS = {
+    dra_metadata.RESOURCE_CLAIMS_SUBDIR: "claim",
+    dra_metadata.RESOURCE_CLAIM_TEMPLATES_SUBDIR: "template",
+}
+_KIND_ORDER = {"claim": 0, "template": 1}
 
 
-def _entry(where: dict[str, str], path: Path) -> dict[str, Any]:
+def _file_entry(claim: dra_metadata.MountedClaim, driver: str, path: Path) -> dict[str, Any]:
     entry: dict[str, Any] = {
-        **where,
-        "driver": driver_of_file_name(path.name),
+        "kind": claim.kind,
+        "claim": claim.claim_name,
+        "request": claim.request_name,
+        "driver": driver,
         "path": str(path),
     }
     try:
+        # The file alone, by its path: a file name that is no driver name (bytes that are
+        # not UTF-8) is still listed with what it holds.
         metadata = dra_metadata.read_metadata_file(path)
     except DeviceMetadataError as problem:
         entry.update(generation=None, apiVersion=None, stale=False, error=problem.message)
@@ -68,12 +49,46 @@ def _entry(where: dict[str, str], path: Path) -> dict[str, Any]:
     return entry
 
 
+def _directory_entry(root: Path, problem: MetadataReadError) -> dict[str, Any]:
+    """A directory below the root that could not be listed: as far as its path tells."""
+    assert problem.path is not None  # noqa: S101 - list_claims names the directory
+    parts = problem.path.relative_to(root).parts
+    return {
+        "kind": _KINDS.get(parts[0]),
+        "claim": parts[1] if len(parts) > 1 else None,
+        "request": parts[2] if len(parts) > 2 else None,
+        "driver": None,
+        "path": str(problem.path),
+        "generation": None,
+        "apiVersion": None,
+        "stale": False,
+        "error": problem.message,
+    }
+
+
+def _order(entry: dict[str, Any]) -> tuple[int, bytes, bytes]:
+    return (
+        _KIND_ORDER.get(entry["kind"], 2),
+        os.fsencode(entry["claim"] or ""),
+        os.fsencode(entry["request"] or ""),
+    )
+
+
+def _entries(root: str | None) -> tuple[Path, list[dict[str, Any]]]:
+    problems: list[MetadataReadError] = []
+    claims = dra_metadata.list_claims(root=root, on_error=problems.append)
+    base = Path(root) if root is not None else dra_metadata.default_root()
+    entries = [
+        _file_entry(claim, driver, path)
+        for claim in claims
+        for driver, path in zip(claim.drivers, claim.paths, strict=True)
+    ]
+    entries += [_directory_entry(base, problem) for problem in problems]
+    return base, sorted(entries, key=_order)  # stable: a directory's files stay in order
+
+
 def _run(arguments: argparse.Namespace, out: Output) -> int:
-    root = Path(arguments.root or dra_metadata.default_root())
-    missing = describe_missing_root(arguments.root)
-    if missing is not None:
-        raise MetadataNotFoundError(missing, path=root)
-    entries = _entries(root)
+    root, entries = _entries(arguments.root)
     if output_format(arguments, out) == "json":
         out.write_json(entries)
     elif not entries:
@@ -86,9 +101,9 @@ def _run(arguments: argparse.Namespace, out: Output) -> int:
                 generation += " (STALE: restart the container)"
             rows.append(
                 [
-                    entry["kind"],
-                    entry["claim"],
-                    entry["request"],
+                    entry["kind"] or "-",
+                    entry["claim"] or "-",
+                    entry["request"] or "-",
                     entry["driver"] or "-",
                     generation,
                     entry["apiVersion"] or f"error: {entry['error']}",
@@ -104,8 +119,9 @@ COMMAND = Command(
     name="ls",
     summary="list everything mounted under the root (debugging)",
     description="List every metadata file under the root: claims, template claims, requests, "
-    "drivers and generations; stale views are marked (and the command exits 4). "
-    "Applications should name their claims explicitly.",
+    "drivers and generations; stale views are marked (and the command exits 4). A file or "
+    "directory that cannot be read is listed with its error. Applications should name their "
+    "claims explicitly.",
     examples=("dra-metadata ls", "dra-metadata ls -o json"),
     add_arguments=add_output_argument,
     run=_run,

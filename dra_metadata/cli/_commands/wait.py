@@ -7,7 +7,12 @@ import argparse
 from dra_metadata.cli._arguments import Command, add_claim_arguments
 from dra_metadata.cli._exit import EXIT_OK, report_stale
 from dra_metadata.cli._output import Output, safe_text
-from dra_metadata.cli._waiting import add_wait_arguments, chosen_wait, wait_until_ready
+from dra_metadata.cli._waiting import (
+    add_wait_arguments,
+    chosen_wait,
+    wait_source,
+    wait_until_ready,
+)
 
 
 def _add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -23,7 +28,7 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _run(arguments: argparse.Namespace, out: Output) -> int:
-    wait = chosen_wait(arguments)
+    wait = chosen_wait(arguments, wait_source(arguments))
     metadata = wait_until_ready(arguments, wait)
     stale = [source.path for source in metadata.sources if source.stale]
     if stale:  # ready, but in a view that can no longer change: not what the driver has now
@@ -31,11 +36,17 @@ def _run(arguments: argparse.Namespace, out: Output) -> int:
     if arguments.output == "json":
         out.write_json(metadata.to_document())
     else:
-        generations = ", ".join(
-            f"{source.driver or source.path} generation {source.generation}"
-            for source in metadata.sources
-        )
-        summary = f"ready: {wait.description}: {len(metadata.devices)} device(s), {generations}"
+        if wait.source == "api":
+            seen = (
+                f"resourceclaim {metadata.namespace}/{metadata.name}, resourceVersion "
+                f"{metadata.metadata.resource_version}"
+            )
+        else:
+            seen = ", ".join(
+                f"{source.driver or source.path} generation {source.generation}"
+                for source in metadata.sources
+            )
+        summary = f"ready: {wait.description}: {len(metadata.devices)} device(s), {seen}"
         out.write(f"{safe_text(summary)}\n")
     return EXIT_OK
 
@@ -45,15 +56,19 @@ COMMAND = Command(
     summary="wait until metadata is ready (for init containers)",
     description="Wait until the metadata of a claim's request is ready, printing every 5 s on "
     "stderr what it waits for and what it sees; then print a one-line summary (or the JSON "
-    "document with -o json). --require implies --for network-data.",
+    "document with -o json). --require implies --for network-data. With --source api it "
+    "waits on the claim's status in the Kubernetes API (drivers that write no file, such as "
+    "DraNet); without --for, until the claim is allocated.",
     examples=(
         "dra-metadata wait nic-claim nic --for network-data --timeout 2m",
         "dra-metadata wait --template nic vf --require interface-name,ips --timeout 2m",
         "dra-metadata wait gpus gpu --for attribute=uuid --timeout 30s",
         "dra-metadata wait gpus gpu --driver gpu.example.com --for generation=2",
+        "dra-metadata wait rdma-nics nics --source api --for network-data --timeout 5m",
     ),
     add_arguments=_add_arguments,
     run=_run,
     exit_codes="exit codes: 0 ready, 1 timed out or not found, 2 usage, 3 undecodable or "
-    "invalid, 4 stale view (restart the container)",
+    "invalid, 4 stale view (restart the container), 5 the Kubernetes API refused or could not "
+    "be reached",
 )

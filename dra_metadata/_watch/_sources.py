@@ -1,0 +1,443 @@
+"""The public waits, sync and asyncio twins, on the metadata files or on the Kubernetes API.
+
+``source`` chooses where a wait looks: "file" (the default) at the files of the request
+directory (``_waits``), "api" at a watch of the claim's status (``dra_metadata.kube``, imported
+only then), "auto" at the files when the request directory exists in the container, else at
+the API. Every option is checked at the call; one that the chosen source would not use is
+refused (ValueError) instead of being silently ignored.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Literal, Protocol
+
+from dra_metadata._models import Device, DeviceMetadata
+from dra_metadata._paths import StrPath, request_dir
+from dra_metadata._watch._engine import unreadable
+from dra_metadata._watch._events import StopEvent
+from dra_metadata._watch._options import WAIT_SOURCES, WaitSource
+from dra_metadata._watch._waits import (
+    Condition,
+    FileWait,
+    device_condition,
+    network_data_condition,
+)
+
+if TYPE_CHECKING:
+    from lightkube import AsyncClient, Client
+
+DEFAULT_POLL_INTERVAL = 1.0
+"""Seconds between re-reads of the files when no ``poll_interval`` is given."""
+
+_Chosen = Literal["file", "api"]
+_ConditionFor = Callable[[_Chosen], Condition]
+
+
+class _Wait(Protocol):
+    def run(self) -> DeviceMetadata: ...
+
+    async def arun(self) -> DeviceMetadata: ...
+
+
+def _given(options: dict[str, object]) -> str:
+    return ", ".join(name for name, value in options.items() if value is not None)
+
+
+def _request_directory_exists(
+    claim_name: str, request_name: str, *, template: bool, root: StrPath | None
+) -> bool:
+    """Whether the request directory is there (source "auto"); names are checked first."""
+    directory = request_dir(claim_name, request_name, template=template, root=root)
+    try:
+        os.stat(directory)  # noqa: PTH116 - one system call, its errno decides
+    except FileNotFoundError:
+        return False
+    except OSError as error:  # not "absent": a root that is a file, permission denied, ...
+        raise unreadable(directory, "look for the request directory", error) from None
+    return True
+
+
+def chosen_source(
+    source: WaitSource,
+    claim_name: str,
+    request_name: str,
+    *,
+    template: bool,
+    root: StrPath | None,
+    file_options: dict[str, object],
+    api_options: dict[str, object],
+) -> _Chosen:
+    """The source to wait on: ``source`` itself, or what "auto" finds.
+
+    Options that only the other source uses (given: not None) are a ValueError.
+    """
+    if source not in WAIT_SOURCES:
+        raise ValueError(f"source must be 'file', 'api' or 'auto', not {source!r}")
+    if source == "file" and _given(api_options):
+        raise ValueError(
+            f"{_given(api_options)}: only for the Kubernetes API (source='api' or 'auto'), "
+            "not for source='file'"
+        )
+    if source == "api" and _given(file_options):
+        raise ValueError(
+            f"{_given(file_options)}: only for metadata files (source='file' or 'auto'), not "
+            "for source='api'"
+        )
+    if source == "auto":
+        exists = _request_directory_exists(claim_name, request_name, template=template, root=root)
+        return "file" if exists else "api"
+    return source
+
+
+def _plan(  # noqa: PLR0913 - every option of every source
+    condition_for: _ConditionFor,
+    claim_name: str,
+    request_name: str,
+    *,
+    template: bool,
+    driver: str | None,
+    root: StrPath | None,
+    timeout: float | None,
+    poll_interval: float | None,
+    force_polling: bool | None,
+    stop_event: StopEvent | None,
+    progress: Callable[[str], None] | None,
+    progress_interval: float,
+    source: WaitSource,
+    pod_name: str | None,
+    namespace: str | None,
+    client: Client | AsyncClient | None,
+) -> _Wait:
+    chosen = chosen_source(
+        source,
+        claim_name,
+        request_name,
+        template=template,
+        root=root,
+        file_options={"root": root, "poll_interval": poll_interval, "force_polling": force_polling},
+        api_options={"pod_name": pod_name, "namespace": namespace, "client": client},
+    )
+    if chosen == "file":
+        return FileWait.checked(
+            condition_for("file"),
+            claim_name,
+            request_name,
+            template=template,
+            driver=driver,
+            root=root,
+            timeout=timeout,
+            poll_interval=DEFAULT_POLL_INTERVAL if poll_interval is None else poll_interval,
+            force_polling=force_polling,
+            stop_event=stop_event,
+            progress=progress,
+            progress_interval=progress_interval,
+        )
+    from dra_metadata.kube._wait import api_wait  # noqa: PLC0415 - lightkube only for the API
+
+    return api_wait(
+        condition_for("api"),
+        claim_name,
+        request_name,
+        template=template,
+        driver=driver,
+        pod_name=pod_name,
+        namespace=namespace,
+        client=client,
+        timeout=timeout,
+        stop_event=stop_event,
+        progress=progress,
+        progress_interval=progress_interval,
+    )
+
+
+def _for_devices(predicate: Callable[[Device], bool]) -> _ConditionFor:
+    def condition_for(chosen: _Chosen) -> Condition:
+        if chosen == "file":
+            return device_condition(predicate)
+        from dra_metadata.kube import _wait  # noqa: PLC0415
+
+        return _wait.device_condition(predicate)
+
+    return condition_for
+
+
+def _for_network_data(require: tuple[str, ...]) -> _ConditionFor:
+    network_data_condition(require)  # unknown fields: a ValueError at the call, whatever source
+
+    def condition_for(chosen: _Chosen) -> Condition:
+        if chosen == "file":
+            return network_data_condition(require)
+        from dra_metadata.kube import _wait  # noqa: PLC0415
+
+        return _wait.network_data_condition(require)
+
+    return condition_for
+
+
+def wait_until(  # noqa: PLR0913 - the options of both sources, and progress reporting
+    condition: Condition,
+    claim_name: str,
+    request_name: str,
+    *,
+    template: bool = False,
+    driver: str | None = None,
+    root: StrPath | None = None,
+    timeout: float | None,
+    poll_interval: float | None = None,
+    force_polling: bool | None = None,
+    stop_event: StopEvent | None = None,
+    progress: Callable[[str], None] | None = None,
+    progress_interval: float = 5.0,
+    source: WaitSource = "file",
+    pod_name: str | None = None,
+    namespace: str | None = None,
+    client: Client | AsyncClient | None = None,
+) -> DeviceMetadata:
+    """Wait until ``condition(metadata)`` returns None (ready) and return that metadata.
+
+    ``condition`` returns a sentence saying why the metadata is not ready otherwise; it is
+    asked again whenever the files have been looked at (or the claim's status changed), and
+    its sentence ends up in the WaitTimeoutError raised after ``timeout`` seconds (None waits
+    for ever) or when ``stop_event`` is set, with the last metadata seen. With the files,
+    StaleMetadataError is raised when a file the metadata comes from was replaced on the host
+    and this container can no longer see updates; MetadataReadError and MetadataDecodeError as
+    the watch functions raise them. ``progress`` is called with that sentence every
+    ``progress_interval`` seconds while waiting.
+
+    ``source="file"`` (the default) waits on the request directory's files (``root``,
+    ``poll_interval``: 1 s, ``force_polling``); ``"api"`` on a watch of the ResourceClaim
+    through the Kubernetes API (``pod_name``, ``namespace``, ``client`` as in
+    dra_metadata.kube; MetadataNotFoundError for a claim or request that does not exist,
+    KubeAPIError when the API refuses or cannot be reached); ``"auto"`` on the files when the
+    request directory exists in this container, else on the API. An option of the other source
+    is a ValueError.
+    """
+    return _plan(
+        lambda _: condition,
+        claim_name,
+        request_name,
+        template=template,
+        driver=driver,
+        root=root,
+        timeout=timeout,
+        poll_interval=poll_interval,
+        force_polling=force_polling,
+        stop_event=stop_event,
+        progress=progress,
+        progress_interval=progress_interval,
+        source=source,
+        pod_name=pod_name,
+        namespace=namespace,
+        client=client,
+    ).run()
+
+
+def wait_for(  # noqa: PLR0913 - the options of both sources
+    predicate: Callable[[Device], bool],
+    claim_name: str,
+    request_name: str,
+    *,
+    template: bool = False,
+    driver: str | None = None,
+    root: StrPath | None = None,
+    timeout: float | None,
+    poll_interval: float | None = None,
+    force_polling: bool | None = None,
+    stop_event: StopEvent | None = None,
+    source: WaitSource = "file",
+    pod_name: str | None = None,
+    namespace: str | None = None,
+    client: Client | AsyncClient | None = None,
+) -> DeviceMetadata:
+    """Wait until every device of the request satisfies ``predicate``; return the metadata.
+
+    ``template=True`` names a claim made from a template by its pod claim name. Raises
+    WaitTimeoutError (a TimeoutError) with the last metadata seen and the reason, or
+    StaleMetadataError. ``source`` and the other options as for wait_until.
+    """
+    return _plan(
+        _for_devices(predicate),
+        claim_name,
+        request_name,
+        template=template,
+        driver=driver,
+        root=root,
+        timeout=timeout,
+        poll_interval=poll_interval,
+        force_polling=force_polling,
+        stop_event=stop_event,
+        progress=None,
+        progress_interval=5.0,
+        source=source,
+        pod_name=pod_name,
+        namespace=namespace,
+        client=client,
+    ).run()
+
+
+def wait_for_network_data(  # noqa: PLR0913 - the options of both sources
+    claim_name: str,
+    request_name: str,
+    *,
+    template: bool = False,
+    driver: str | None = None,
+    root: StrPath | None = None,
+    timeout: float | None,
+    require: tuple[str, ...] = ("interface_name",),
+    poll_interval: float | None = None,
+    force_polling: bool | None = None,
+    stop_event: StopEvent | None = None,
+    source: WaitSource = "file",
+    pod_name: str | None = None,
+    namespace: str | None = None,
+    client: Client | AsyncClient | None = None,
+) -> DeviceMetadata:
+    """Wait until every device of the request has network data with the ``require``d fields.
+
+    Which fields are required is the caller's choice (IPs can legitimately be empty without
+    IPAM): any of "interface_name", "ips", "hardware_address". For drivers that publish
+    network data only in the claim's status (DraNet), wait with ``source="api"`` (or
+    ``"auto"``). Raises as wait_for does.
+    """
+    return _plan(
+        _for_network_data(require),
+        claim_name,
+        request_name,
+        template=template,
+        driver=driver,
+        root=root,
+        timeout=timeout,
+        poll_interval=poll_interval,
+        force_polling=force_polling,
+        stop_event=stop_event,
+        progress=None,
+        progress_interval=5.0,
+        source=source,
+        pod_name=pod_name,
+        namespace=namespace,
+        client=client,
+    ).run()
+
+
+async def await_until(  # noqa: PLR0913 - the options of both sources, and progress reporting
+    condition: Condition,
+    claim_name: str,
+    request_name: str,
+    *,
+    template: bool = False,
+    driver: str | None = None,
+    root: StrPath | None = None,
+    timeout: float | None,
+    poll_interval: float | None = None,
+    force_polling: bool | None = None,
+    stop_event: StopEvent | None = None,
+    progress: Callable[[str], None] | None = None,
+    progress_interval: float = 5.0,
+    source: WaitSource = "file",
+    pod_name: str | None = None,
+    namespace: str | None = None,
+    client: Client | AsyncClient | None = None,
+) -> DeviceMetadata:
+    """The asyncio twin of wait_until: ``metadata = await await_until(...)``.
+
+    Same options and errors. It waits on the running event loop (inotify's descriptor, or
+    the API watch's connection), never in a thread; an asyncio.Event as ``stop_event`` is
+    awaited. Cancelling the task ends the wait at once and closes its descriptors and
+    connections.
+    """
+    return await _plan(
+        lambda _: condition,
+        claim_name,
+        request_name,
+        template=template,
+        driver=driver,
+        root=root,
+        timeout=timeout,
+        poll_interval=poll_interval,
+        force_polling=force_polling,
+        stop_event=stop_event,
+        progress=progress,
+        progress_interval=progress_interval,
+        source=source,
+        pod_name=pod_name,
+        namespace=namespace,
+        client=client,
+    ).arun()
+
+
+async def await_for(  # noqa: PLR0913 - the options of both sources
+    predicate: Callable[[Device], bool],
+    claim_name: str,
+    request_name: str,
+    *,
+    template: bool = False,
+    driver: str | None = None,
+    root: StrPath | None = None,
+    timeout: float | None,
+    poll_interval: float | None = None,
+    force_polling: bool | None = None,
+    stop_event: StopEvent | None = None,
+    source: WaitSource = "file",
+    pod_name: str | None = None,
+    namespace: str | None = None,
+    client: Client | AsyncClient | None = None,
+) -> DeviceMetadata:
+    """The asyncio twin of wait_for (see await_until)."""
+    return await _plan(
+        _for_devices(predicate),
+        claim_name,
+        request_name,
+        template=template,
+        driver=driver,
+        root=root,
+        timeout=timeout,
+        poll_interval=poll_interval,
+        force_polling=force_polling,
+        stop_event=stop_event,
+        progress=None,
+        progress_interval=5.0,
+        source=source,
+        pod_name=pod_name,
+        namespace=namespace,
+        client=client,
+    ).arun()
+
+
+async def await_for_network_data(  # noqa: PLR0913 - the options of both sources
+    claim_name: str,
+    request_name: str,
+    *,
+    template: bool = False,
+    driver: str | None = None,
+    root: StrPath | None = None,
+    timeout: float | None,
+    require: tuple[str, ...] = ("interface_name",),
+    poll_interval: float | None = None,
+    force_polling: bool | None = None,
+    stop_event: StopEvent | None = None,
+    source: WaitSource = "file",
+    pod_name: str | None = None,
+    namespace: str | None = None,
+    client: Client | AsyncClient | None = None,
+) -> DeviceMetadata:
+    """The asyncio twin of wait_for_network_data (see await_until)."""
+    return await _plan(
+        _for_network_data(require),
+        claim_name,
+        request_name,
+        template=template,
+        driver=driver,
+        root=root,
+        timeout=timeout,
+        poll_interval=poll_interval,
+        force_polling=force_polling,
+        stop_event=stop_event,
+        progress=None,
+        progress_interval=5.0,
+        source=source,
+        pod_name=pod_name,
+        namespace=namespace,
+        client=client,
+    ).arun()

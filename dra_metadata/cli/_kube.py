@@ -1,0 +1,44 @@
+"""What the subcommands that use the Kubernetes API share: --namespace, --pod, no --root.
+
+The API part of the library (lightkube) is imported only by the subcommands that use it, and
+only when they run.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from dra_metadata.cli._exit import UsageError
+
+
+def add_kube_arguments(parser: argparse.ArgumentParser, *, pod_help: str) -> None:
+    """--namespace NS and --pod P."""
+    parser.add_argument(
+        "--namespace",
+        metavar="NS",
+        help="the pod's namespace (default: $POD_NAMESPACE, else the ServiceAccount's, else "
+        "the kubeconfig context's)",
+    )
+    parser.add_argument("--pod", metavar="P", help=pod_help)
+
+
+def kube_options_given(arguments: argparse.Namespace) -> list[str]:
+    """The API options given on the command line, by name."""
+    given = [("--namespace", arguments.namespace), ("--pod", arguments.pod)]
+    return [option for option, value in given if value is not None]
+
+
+def refuse_pod_without_template(arguments: argparse.Namespace) -> None:
+    if arguments.pod is not None and not arguments.template:
+        raise UsageError(
+            "--pod names the pod whose claim --template names (its generated claim's name is "
+            "read from that pod): add --template, or leave out --pod"
+        )
+
+
+def refuse_root(arguments: argparse.Namespace) -> None:
+    """--root does nothing for a subcommand that reads only the Kubernetes API."""
+    if arguments.root is not None:
+        raise UsageError(
+            f"--root is the root of metadata files; {arguments.command} reads the Kubernetes API"
+        )
