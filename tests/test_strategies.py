@@ -18,12 +18,17 @@ from dra_metadata import strategies
 # per strategy: work done once per process (Unicode tables, caches) must not be paid by an
 # earlier case and hidden from a later one.
 _SCRIPT = """
+import os
 import sys
 from hypothesis import given, settings
 from dra_metadata import strategies
 
 settings.load_profile("default")
 assert settings().database is not None and settings().deadline is not None
+# the fresh, empty storage directory the test gave is the one in use
+storage = os.environ["HYPOTHESIS_STORAGE_DIRECTORY"]
+assert str(getattr(settings().database, "path", "")).startswith(storage), settings().database
+assert not os.path.exists(storage)
 
 @given(eval(sys.argv[1], vars(strategies)))
 def test(value):
@@ -67,7 +72,6 @@ def test_passes_the_health_checks_with_default_settings(strategy: str, tmp_path:
         check=False,
     )
     assert result.returncode == 0, result.stderr[-3000:]
-    assert (tmp_path / ".hypothesis").is_dir()  # the fresh directory was the one used
 
 
 @settings(max_examples=50)
