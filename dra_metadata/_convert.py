@@ -295,7 +295,10 @@ class _Layout(NamedTuple):
 
 _LAYOUTS: dict[str, _Layout] = {}
 """The layout last seen after each first attribute name: the guess tried first."""
-_LAYOUTS_KEPT = 64
+_LAYOUTS_KEPT = 16
+_LARGEST_LAYOUT_KEPT = 4096
+"""Attributes of a layout kept (128 devices of 32): a larger object is checked at a cost
+that dwarfs working its layout out, and would take memory."""
 
 
 def _check_attribute_maps(maps: _AttributeQueue) -> bool:
@@ -327,9 +330,10 @@ def _check_attribute_maps(maps: _AttributeQueue) -> bool:
         except (TypeError, KeyError):
             _check_one_by_one(maps)
             return False
-        if len(_LAYOUTS) >= _LAYOUTS_KEPT:
-            _LAYOUTS.clear()
-        _LAYOUTS[first_name] = layout
+        if len(values) <= _LARGEST_LAYOUT_KEPT:
+            if len(_LAYOUTS) >= _LAYOUTS_KEPT:
+                _LAYOUTS.clear()
+            _LAYOUTS[first_name] = layout
     if layout.ints is not None and max(layout.ints(members)) > INT64_MAX:
         _check_one_by_one(maps)  # raises
     if layout.lists_of:
@@ -498,11 +502,6 @@ def _devices(
     if type(raw_devices) is not list:
         raw_devices = _list(raw_devices, f"requests[{request}].devices")
     devices: list[Device] = []
-    append = devices.append
-    queue = attribute_maps.append
-    build = _build_device
-    new_map = _new_object
-    set_entries = _set_entries
     for index, item in enumerate(raw_devices):
         raw = item if type(item) is dict else _object(item, f"requests[{request}].devices[{index}]")
         get = raw.get
@@ -521,14 +520,14 @@ def _devices(
                 if attributes is None
                 else _object(attributes, f"requests[{request}].devices[{index}].attributes")
             )
-        attribute_map = new_map(AttributeMap)
-        set_entries(attribute_map, attributes)
+        attribute_map = _new_object(AttributeMap)
+        _set_entries(attribute_map, attributes)
         if attributes:
-            queue((attributes, request, index, attribute_map))
+            attribute_maps.append((attributes, request, index, attribute_map))
         network_data = get("networkData")
         if network_data is not None:
             network_data = _network_data(network_data, request, index)
-        append(build(driver, pool, name, attribute_map, network_data))
+        devices.append(_build_device(driver, pool, name, attribute_map, network_data))
     return tuple(devices)
 
 

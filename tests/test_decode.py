@@ -504,10 +504,14 @@ class TestBulkAttributeCheck:
         with pytest.raises(MetadataDecodeError, match=r"attributes\[b\]\.bools\[0\]"):
             decode_stream(self.devices(other, {"a": {"version": "1"}, "b": {"bools": [1]}}))
 
-    def test_the_layouts_kept_are_few(self) -> None:
+    def test_the_layouts_kept_are_few_and_small(self) -> None:
         for index in range(200):
             decode_stream(self.devices({f"a{index}": {"int": index}}))
         assert len(convert_module._LAYOUTS) <= convert_module._LAYOUTS_KEPT
+        many = {f"many{index}": {"int": index} for index in range(4097)}
+        decode_stream(self.devices(many))
+        assert "many0" not in convert_module._LAYOUTS
+        assert decode_stream(self.devices(many)).metadata.devices[0].attribute("many4096") == 4096
 
     @pytest.mark.parametrize(
         ("second", "field"),
