@@ -7,10 +7,10 @@ field by its wire path. Attribute maps are checked in bulk and their values buil
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from datetime import datetime, timezone
-from itertools import chain, compress
-from operator import itemgetter
+from itertools import chain, compress, count, repeat
+from operator import is_, itemgetter
 from typing import Any, NamedTuple, NoReturn, TypeVar
 
 from dra_metadata._gotime import TimeFormatError, parse_rfc3339
@@ -269,10 +269,13 @@ _MEMBER_TYPES: dict[str, type] = {
     **_ATTRIBUTE_SCALARS,
     **dict.fromkeys(_ATTRIBUTE_LISTS, list),
 }
-_IS_INT = {name: name == "int" for name in _MEMBER_TYPES}
-_IS_LIST_OF = {
-    element_type: {name: _ATTRIBUTE_LISTS.get(name) is element_type for name in _MEMBER_TYPES}
+_LIST_NAMES = {
+    element_type: frozenset(name for name, kind in _ATTRIBUTE_LISTS.items() if kind is element_type)
     for element_type in (int, bool, str)
+}
+_IS_LIST_OF = {
+    element_type: {name: name in lists for name in _MEMBER_TYPES}
+    for element_type, lists in _LIST_NAMES.items()
 }
 _chain = chain.from_iterable
 _ZERO = {int: 0, bool: False, str: ""}
@@ -378,10 +381,12 @@ def _derive_layout(maps: _AttributeQueue, values: list[Any]) -> tuple[_Layout, l
         names = list(_chain(values))
     if len(names) != len(values):
         raise KeyError  # some attribute has several members or none
+    # With as many names as attributes, names[i] belongs to values[i] unless some attribute
+    # has no member, which the lookup of another's name in it reveals (KeyError).
     layout = _layout(names, 1)
-    members = _members_as_laid_out(values, layout)
-    if members is None:
-        raise KeyError
+    members = list(map(_member_of, values, names))
+    if tuple(map(type, members)) != layout.types:
+        raise KeyError  # a member of another type
     return layout, members
 
 
@@ -389,23 +394,22 @@ def _layout(names: list[str], repeats: int) -> _Layout:
     """The layout of ``repeats`` runs of attributes with these member names; KeyError for an
     unknown name."""
     look_up = _tuple_getter(names)
-    types = look_up(_MEMBER_TYPES)
-    ints = _positions(look_up(_IS_INT) * repeats)
-    element_types = set(map(_ATTRIBUTE_LISTS.get, names)) if list in types else set()
+    types = look_up(_MEMBER_TYPES) * repeats
+    ints = _positions(map(is_, types, repeat(int)))
     return _Layout(
         names * repeats,
-        types * repeats,
+        types,
         _tuple_getter(ints) if ints else None,
         tuple(
             (kind, _tuple_getter(_positions(look_up(_IS_LIST_OF[kind]) * repeats)))
-            for kind in _LIST_ELEMENT_TYPES
-            if kind in element_types
+            for kind, lists in _LIST_NAMES.items()
+            if not lists.isdisjoint(names)
         ),
     )
 
 
-def _positions(chosen: tuple[bool, ...]) -> list[int]:
-    return list(compress(range(len(chosen)), chosen))
+def _positions(chosen: Iterable[bool]) -> list[int]:
+    return list(compress(count(), chosen))
 
 
 def _tuple_getter(keys: list[Any]) -> _Pick:
@@ -433,9 +437,6 @@ def _list_members_are_typed(layout: _Layout, members: list[Any]) -> bool:
         if element_type is int and elements and max(elements) > INT64_MAX:
             return False
     return True
-
-
-_LIST_ELEMENT_TYPES = (int, bool, str)
 
 
 def _check_one_by_one(maps: _AttributeQueue) -> None:
