@@ -7,12 +7,15 @@ floor is orjson.loads of the first object's bytes alone (issue #10: decode_strea
 2.5x the floor on every shape). Also: the naive way (json + a pydantic model) on the default
 shape, `import dra_metadata` against `import pydantic, orjson` (at most 30 ms more), and what
 the cheapest exact check for duplicate keys would add (the decision to leave them to the exact
-path rests on it: see "How decoding works" in the README).
+path rests on it: see "How decoding works" in the README), and what a decode costs when the
+layout of its attributes is new to the process.
 """
 
 from __future__ import annotations
 
 import json
+import re
+from itertools import cycle
 from pathlib import Path
 from typing import Any
 
@@ -116,6 +119,26 @@ def measure_shape(name: str, quick: bool) -> dict[str, Any]:
     return {"shape": name, "bytes": len(data), **best}
 
 
+def first_decodes_of_a_layout(name: str, quick: bool) -> dict[str, float]:
+    """What a decode costs when its attributes' layout is not known yet: decode_stream keeps
+    the layouts of the last 16 first attribute names, and 20 streams whose attributes are
+    named apart are decoded in turn (as a process that reads one file once does)."""
+    data = shape_stream(**SHAPES[name])
+    streams = [re.sub(rb'"attr(?=[0-9])', b'"v%02dattr' % each, data) for each in range(20)]
+    assert len(dra_metadata.decode_stream(streams[1]).metadata.devices[0].attributes) == 32
+    firsts = cycle([first_object(stream) for stream in streams])
+    turn = cycle(streams)
+    number, rounds = (20, 2) if quick else (2000, 15)
+    return best_cpu_seconds(
+        {
+            "floor": lambda: orjson.loads(next(firsts)),
+            "decode": lambda: dra_metadata.decode_stream(next(turn)),
+        },
+        number=number,
+        rounds=rounds,
+    )
+
+
 def main() -> None:
     quick, case = case_options(__doc__, SHAPES)
     if case:
@@ -132,6 +155,13 @@ def main() -> None:
             f"  decode {result['decode'] * 1e6:7.1f} us  {ratio:5.2f}x"
         )
     print(f"  worst shape: {worst:.2f}x")
+    print("first decode of a layout (20 streams of other attribute names, decoded in turn):")
+    for name in ("1 GPU x 32 attributes", "8 GPUs x 32 attributes (default)"):
+        best = first_decodes_of_a_layout(name, quick)
+        print(
+            f"  {name:34} decode {best['decode'] * 1e6:7.1f} us"
+            f"  {best['decode'] / best['floor']:5.2f}x the floor"
+        )
 
     data = shape_stream()
     first = first_object(data)

@@ -7,11 +7,11 @@ field by its wire path. Attribute maps are checked in bulk and their values buil
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from datetime import datetime, timezone
-from itertools import chain, compress, repeat
-from operator import is_
-from typing import Any, NoReturn, TypeVar
+from itertools import chain, compress, count, repeat
+from operator import is_, itemgetter
+from typing import Any, NamedTuple, NoReturn, TypeVar
 
 from dra_metadata._gotime import TimeFormatError, parse_rfc3339
 from dra_metadata._models import (
@@ -269,9 +269,39 @@ _MEMBER_TYPES: dict[str, type] = {
     **_ATTRIBUTE_SCALARS,
     **dict.fromkeys(_ATTRIBUTE_LISTS, list),
 }
+_LIST_NAMES = {
+    element_type: frozenset(name for name, kind in _ATTRIBUTE_LISTS.items() if kind is element_type)
+    for element_type in (int, bool, str)
+}
+_IS_LIST_OF = {
+    element_type: {name: name in lists for name in _MEMBER_TYPES}
+    for element_type, lists in _LIST_NAMES.items()
+}
 _chain = chain.from_iterable
 _ZERO = {int: 0, bool: False, str: ""}
 _EXPECTED = {int: "an integer in the int64 range", bool: "true or false", str: "a string"}
+
+_Pick = Callable[[Any], tuple[Any, ...]]
+
+
+class _Layout(NamedTuple):
+    """The member name of each attribute of an object, in order, and what the names call for."""
+
+    names: list[str]
+    types: tuple[type, ...]
+    """The type of each member."""
+    ints: _Pick | None
+    """Picks the integer members, which must be in the int64 range."""
+    lists_of: tuple[tuple[type, _Pick], ...]
+    """For each element type of some list member: picks the lists of it."""
+
+
+_LAYOUTS: dict[str, _Layout] = {}
+"""The layout last seen after each first attribute name: the guess tried first."""
+_LAYOUTS_KEPT = 16
+_LARGEST_LAYOUT_KEPT = 4096
+"""Attributes of a layout kept (128 devices of 32): a larger object is checked at a cost
+that dwarfs working its layout out, and would take memory."""
 
 
 def _check_attribute_maps(maps: _AttributeQueue) -> bool:
@@ -280,113 +310,122 @@ def _check_attribute_maps(maps: _AttributeQueue) -> bool:
     Returns whether every attribute turned out to hold exactly one scalar member, which spares
     validation and the writer from looking at them again.
 
-    This is the hot path of decoding, so every loop runs in C (map, chain, list comparison)
-    over all attributes of the object together: the type each member name calls for is
-    compared with the type found, and the elements of list members likewise. It assumes one
+    This is the hot path of decoding, so every loop runs in C (map, chain, itemgetter, tuple
+    comparison) over all attributes of the object together: the member names of a layout are
+    looked up in the attributes, the types they call for compared with the types found, and
+    the elements of list members checked by element type. The layout is the one last seen for
+    attributes of the same first name, else worked out anew (`_derive_layout`). It assumes one
     member per attribute (what a valid file has); anything else (an attribute that is not an
     object, several or no members, null values, unknown members, integers out of range) takes
     the precise path, which also names the culprit.
     """
+    first = maps[0][0]
     if len(maps) == 1:
-        values = list(maps[0][0].values())
+        values = list(first.values())
     else:
         values = list(_chain([entry[0].values() for entry in maps]))
-    try:
-        names, members, expected, period = _names_and_members(maps, values)
-        found = list(map(type, members))
-        if expected != found:
-            raise KeyError  # noqa: TRY301 - a member of another type, or unknown
-    except (TypeError, KeyError):
-        _check_one_by_one(maps)
-        return False
-    one_scalar_each = True
-    if list in found:
-        one_scalar_each = False
-        if not _list_members_are_typed(names, members, found, period):
+    first_name = next(iter(first))
+    layout = _LAYOUTS.get(first_name)
+    members = None if layout is None else _members_as_laid_out(values, layout)
+    if layout is None or members is None:
+        try:
+            layout, members = _derive_layout(maps, values)
+        except (TypeError, KeyError):
             _check_one_by_one(maps)
             return False
-    if int in found and not _ints_in_range(members, found, period):
+        if len(values) <= _LARGEST_LAYOUT_KEPT:
+            if len(_LAYOUTS) >= _LAYOUTS_KEPT:
+                _LAYOUTS.clear()
+            _LAYOUTS[first_name] = layout
+    if layout.ints is not None and max(layout.ints(members)) > INT64_MAX:
         _check_one_by_one(maps)  # raises
-    return one_scalar_each
+    if layout.lists_of:
+        if not _list_members_are_typed(layout, members):
+            _check_one_by_one(maps)
+        return False
+    return True
 
 
-def _names_and_members(
-    maps: _AttributeQueue, values: list[Any]
-) -> tuple[list[str], list[Any], list[type | None], int]:
-    """The member name, member and expected type of each attribute, and the number of
-    attributes after which the layout repeats (0 if it does not); raises KeyError or TypeError
-    unless every attribute is an object with exactly one member."""
-    checked = _members_like_the_first_device(maps, values)
-    if checked is not None:
-        return (*checked, len(maps[0][0]))
-    names = list(_chain(values))
-    if len(names) != len(values):
-        raise KeyError  # some attribute has several members or none
-    # With as many names as attributes, names[i] belongs to values[i] unless some attribute
-    # has no member, which the lookup of another's name in it reveals (KeyError).
-    # dict.__getitem__ refuses anything that is not an object (TypeError).
-    members = list(map(_member_of, values, names))
-    return names, members, list(map(_MEMBER_TYPES.get, names)), 0
-
-
-def _ints_in_range(members: list[Any], found: list[type], period: int) -> bool:
-    """Whether the integer members are in the int64 range (orjson gives floats below it)."""
-    if period:  # the layout repeats: the first device's positions of integers serve for all
-        are_ints = list(map(is_, found[:period], repeat(int))) * (len(found) // period)
-    else:
-        are_ints = list(map(is_, found, repeat(int)))
-    largest: int = max(compress(members, are_ints))
-    return largest <= INT64_MAX
+def _members_as_laid_out(values: list[Any], layout: _Layout) -> list[Any] | None:
+    """The member of each attribute if the attributes have the layout, each exactly one
+    member of the type its name calls for; else None."""
+    if len(values) != len(layout.names):
+        return None
+    try:  # dict.__getitem__ refuses anything that is not an object (TypeError)
+        members = list(map(_member_of, values, layout.names))
+    except (KeyError, TypeError):
+        return None
+    if tuple(map(type, members)) != layout.types or sum(map(len, values)) != len(values):
+        return None
+    return members
 
 
 _member_of = dict.__getitem__
 
 
-def _members_like_the_first_device(
-    maps: _AttributeQueue, values: list[Any]
-) -> tuple[list[str], list[Any], list[type | None]] | None:
-    """Member names, members and expected types when every device has the first one's layout.
+def _derive_layout(maps: _AttributeQueue, values: list[Any]) -> tuple[_Layout, list[Any]]:
+    """The layout of the attributes and their members: the first device's repeated, if every
+    device has it, else that of all attributes together; raises KeyError or TypeError unless
+    every attribute is an object with exactly one member of the type its name calls for."""
+    names = list(_chain(maps[0][0].values()))
+    if len(maps) > 1 and len(values) == len(names) * len(maps):
+        try:
+            layout = _layout(names, len(maps))
+        except KeyError:
+            pass
+        else:
+            members = _members_as_laid_out(values, layout)
+            if members is not None:
+                return layout, members
+    if len(maps) > 1:
+        names = list(_chain(values))
+    if len(names) != len(values):
+        raise KeyError  # some attribute has several members or none
+    # With as many names as attributes, names[i] belongs to values[i] unless some attribute
+    # has no member, which the lookup of another's name in it reveals (KeyError).
+    layout = _layout(names, 1)
+    members = list(map(_member_of, values, names))
+    if tuple(map(type, members)) != layout.types:
+        raise KeyError  # a member of another type
+    return layout, members
 
-    The devices of a driver usually publish the same attributes with the same member each:
-    then the names and types the first device's attributes call for serve for all, once every
-    attribute is seen to have exactly one member; a lookup of the first device's name in
-    another's attribute fails (KeyError) when they differ. None when the layouts differ.
-    """
-    first = maps[0][0]
-    if len(maps) == 1 or len(values) != len(first) * len(maps):
-        return None
-    first_names = list(_chain(first.values()))
-    if len(first_names) != len(first) or set(map(len, values)) != _ONE:
-        return None
-    names = first_names * len(maps)
-    try:
-        members = list(map(_member_of, values, names))
-    except KeyError:
-        return None
-    return names, members, list(map(_MEMBER_TYPES.get, first_names)) * len(maps)
+
+def _layout(names: list[str], repeats: int) -> _Layout:
+    """The layout of ``repeats`` runs of attributes with these member names; KeyError for an
+    unknown name."""
+    look_up = _tuple_getter(names)
+    types = look_up(_MEMBER_TYPES) * repeats
+    ints = _positions(map(is_, types, repeat(int)))
+    return _Layout(
+        names * repeats,
+        types,
+        _tuple_getter(ints) if ints else None,
+        tuple(
+            (kind, _tuple_getter(_positions(look_up(_IS_LIST_OF[kind]) * repeats)))
+            for kind, lists in _LIST_NAMES.items()
+            if not lists.isdisjoint(names)
+        ),
+    )
 
 
-_ONE = {1}
+def _positions(chosen: Iterable[bool]) -> list[int]:
+    return list(compress(count(), chosen))
 
 
-def _list_members_are_typed(
-    names: list[str], members: list[Any], found: list[type], period: int
-) -> bool:
+def _tuple_getter(keys: list[Any]) -> _Pick:
+    """An itemgetter of ``keys`` that gives a tuple even for one key: what a table holds for
+    each name, or the items of a list at these positions, all fetched in C."""
+    if len(keys) == 1:
+        only = keys[0]
+        return lambda container: (container[only],)
+    return itemgetter(*keys)
+
+
+def _list_members_are_typed(layout: _Layout, members: list[Any]) -> bool:
     """Whether each element of the list members has the member's element type (integers in
-    the int64 range): the elements of all lists of one element type are checked together.
-
-    With a ``period``, the layout of the first ``period`` attributes repeats (each device like
-    the first): which attributes are lists of which type is then worked out for those only.
-    """
-    repeats = len(found) // period if period else 1
-    if not period:
-        period = len(found)
-    is_list = list(map(is_, found[:period], repeat(list)))
-    element_types = list(map(_ATTRIBUTE_LISTS.__getitem__, compress(names[:period], is_list)))
-    lists: list[list[Any]] = list(compress(members, is_list * repeats))
-    for element_type in _LIST_ELEMENT_TYPES:
-        of_type = list(map(is_, element_types, repeat(element_type))) * repeats
-        elements = list(_chain(compress(lists, of_type)))
+    the int64 range): the elements of all lists of one element type are checked together."""
+    for element_type, pick in layout.lists_of:
+        elements = list(_chain(pick(members)))
         if element_type is str:
             try:
                 "".join(elements)  # refuses anything but str, faster than looking at types
@@ -398,9 +437,6 @@ def _list_members_are_typed(
         if element_type is int and elements and max(elements) > INT64_MAX:
             return False
     return True
-
-
-_LIST_ELEMENT_TYPES = (int, bool, str)
 
 
 def _check_one_by_one(maps: _AttributeQueue) -> None:
@@ -444,7 +480,7 @@ def _network_data(value: object, request: int, device: int) -> NetworkDeviceData
         if (
             type(interface_name) is str
             and type(hardware_address) is str
-            and (ips == () or (type(ips) is list and set(map(type, ips)) <= _STR_ONLY))
+            and ((type(ips) is list and _STR_ONLY.issuperset(map(type, ips))) or ips == ())
         ):
             return _build_network_data(interface_name, tuple(ips), hardware_address)
     path = f"requests[{request}].devices[{device}].networkData"
@@ -467,11 +503,6 @@ def _devices(
     if type(raw_devices) is not list:
         raw_devices = _list(raw_devices, f"requests[{request}].devices")
     devices: list[Device] = []
-    append = devices.append
-    queue = attribute_maps.append
-    build = _build_device
-    new_map = _new_object
-    set_entries = _set_entries
     for index, item in enumerate(raw_devices):
         raw = item if type(item) is dict else _object(item, f"requests[{request}].devices[{index}]")
         get = raw.get
@@ -490,14 +521,14 @@ def _devices(
                 if attributes is None
                 else _object(attributes, f"requests[{request}].devices[{index}].attributes")
             )
-        attribute_map = new_map(AttributeMap)
-        set_entries(attribute_map, attributes)
+        attribute_map = _new_object(AttributeMap)
+        _set_entries(attribute_map, attributes)
         if attributes:
-            queue((attributes, request, index, attribute_map))
+            attribute_maps.append((attributes, request, index, attribute_map))
         network_data = get("networkData")
         if network_data is not None:
             network_data = _network_data(network_data, request, index)
-        append(build(driver, pool, name, attribute_map, network_data))
+        devices.append(_build_device(driver, pool, name, attribute_map, network_data))
     return tuple(devices)
 
 
@@ -520,8 +551,6 @@ def _requests(raw_requests: object, attribute_maps: _AttributeQueue) -> tuple[An
 
 
 _SIMPLE_META_KEYS = frozenset({"name", "namespace", "uid", "generation"})
-_META_TAIL = (None, None, None)  # creation/deletion timestamps, grace period
-_NO_OWNERS_FINALIZERS_MANAGERS = ((), (), ())
 
 
 def _object_meta(value: object) -> ObjectMeta:
@@ -538,8 +567,9 @@ def _object_meta(value: object) -> ObjectMeta:
             and 0 <= generation <= INT64_MAX
         ):
             return _build_object_meta(
-                name, "", namespace, "", uid, "", generation, *_META_TAIL, {}, {},
-                *_NO_OWNERS_FINALIZERS_MANAGERS,
+                name, "", namespace, "", uid, "", generation,
+                None, None, None,  # creation/deletion timestamps, grace period
+                {}, {}, (), (), (),
             )  # fmt: skip
     return _from_table(ObjectMeta, _OBJECT_META_FIELDS, meta, "metadata")
 

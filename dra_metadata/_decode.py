@@ -35,7 +35,7 @@ _SEPARATOR = re.compile(rb"\}[ \t\r\n]*\{")
 """Where the next object may start: objects are separated by whitespace or nothing, and a raw
 newline cannot occur inside a string (a "}{" inside one only makes a guess fail)."""
 _WRITER_SEPARATOR = b"}\n{"
-_WINDOW = 256
+_WINDOW = 64
 _END_OF_STREAM = b"]}"
 _KNOWN = frozenset(KNOWN_API_VERSIONS)
 _TOP_LEVEL_KEYS = frozenset({"kind", "apiVersion", "metadata", "podClaimName", "requests"})
@@ -80,19 +80,23 @@ def _char_offset_to_bytes(data: bytes, start: int, characters: int) -> int:
     return len(prefix.decode("utf-8", "ignore")[:characters].encode("utf-8"))
 
 
-def _writer_layout_end(data: bytes, start: int) -> int:
-    """Where the first object ends if the stream has the upstream writer's layout, else -1.
+def _first_object_end(data: bytes, start: int) -> int:
+    """Where the first object ends, if a guess finds it, else -1 (the guess is checked by
+    parsing up to there).
 
-    A writer emits the same object once per version, "}\\n{" between them: in a stream of two
-    (or three) versions the first separator lies near the middle (or the first third).
+    A writer emits the same object once per version, "}\\n{" between them (which occurs
+    nowhere else in its output): in a stream of two (or three) versions the first separator
+    lies near the middle (or the first third), as far from it as the names of the versions
+    differ in length. Else, a small first object ends at the first "}{" (or "}", whitespace,
+    "{").
     """
-    size = len(data)
     for parts in (2, 3):
-        middle = start + (size - start) // parts
+        middle = start + (len(data) - start) // parts
         found = data.find(_WRITER_SEPARATOR, max(start, middle - _WINDOW), middle + _WINDOW)
         if found > start:
             return found + 1
-    return -1
+    separator = _SEPARATOR.search(data, start, start + _SMALL_OBJECT)
+    return -1 if separator is None else separator.start() + 1
 
 
 def _read_value(data: bytes, start: int, *, first: bool) -> tuple[Any, int]:
@@ -105,10 +109,7 @@ def _read_value(data: bytes, start: int, *, first: bool) -> tuple[Any, int]:
     """
     loads = orjson.loads
     if first:
-        end = _writer_layout_end(data, start)
-        if end == -1:  # a small first object? (orjson would check the whole rest's UTF-8)
-            separator = _SEPARATOR.search(data, start, start + _WINDOW * 4)
-            end = -1 if separator is None else separator.start() + 1
+        end = _first_object_end(data, start)
         if end != -1:
             try:
                 return loads(data[start:end]), end
@@ -418,7 +419,12 @@ def decode_bytes(data: bytes, path: Path | None = None) -> DecodeResult:
         ):
             api_version = _object_api_version(value, index, path)
         if api_version in _KNOWN:
-            return _decoded(data, position, value, (api_version, index, path), skipped)
+            try:
+                metadata = _decode_known(value, api_version, index, path)
+            except NeedsExactPath:
+                value, _ = _read_value_exactly(data, position)
+                metadata = _decode_known(value, api_version, index, path)
+            return _build_result(metadata, api_version, tuple(skipped), ())
         skipped.append(api_version)
         previous_end = end
         position = _WHITESPACE.match(data, end).end()  # type: ignore[union-attr]
@@ -429,23 +435,6 @@ def decode_bytes(data: bytes, path: Path | None = None) -> DecodeResult:
         "(a file may be in the middle of being written)",
         path=path,
     )
-
-
-def _decoded(
-    data: bytes,
-    position: int,
-    value: Any,
-    where: tuple[str, int, Path | None],
-    skipped: list[str],
-) -> DecodeResult:
-    """The result for the object of a known version at ``position``, already parsed."""
-    api_version, index, path = where
-    try:
-        metadata = _decode_known(value, api_version, index, path)
-    except NeedsExactPath:
-        value, _ = _read_value_exactly(data, position)
-        metadata = _decode_known(value, api_version, index, path)
-    return _build_result(metadata, api_version, tuple(skipped), ())
 
 
 def _skip_at_once(

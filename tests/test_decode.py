@@ -16,6 +16,7 @@ from dra_metadata import (
     NoMetadataError,
     decode_stream,
 )
+from dra_metadata import _convert as convert_module
 
 from helpers import V1ALPHA1, V1BETA1, compact, stream, wire_object
 
@@ -458,6 +459,59 @@ class TestBulkAttributeCheck:
             for index, each in enumerate(attributes)
         ]
         return stream(wire_object(requests=[{"name": "r", "devices": devices}]))
+
+    FAULTS = (
+        ({"a": {"int": "x"}, "b": {"string": "s"}}, "a].int"),
+        ({"a": {"string": 5}, "b": {"string": "s"}}, "a].string"),
+        ({"a": {"int": 1}, "b": {"strings": [1]}}, "b].strings[0]"),
+        ({"a": {"int": 2**63}, "b": {"string": "s"}}, "a].int"),
+        ({"a": {"int": 1}, "b": 7}, "b]"),
+        ({"a": {"int": 1, "string": 5}, "b": {"string": "s"}}, "a].string"),
+        ({"a": {"int": True}, "b": {"string": "s"}}, "a].int"),
+        ({"a": {"int": 1.5}, "b": {"string": "s"}}, "a].int"),
+    )
+
+    @pytest.mark.parametrize("devices", [1, 3])
+    @pytest.mark.parametrize(("faulty", "field"), FAULTS)
+    def test_a_layout_seen_before_hides_no_fault(
+        self, devices: int, faulty: dict[str, object], field: str
+    ) -> None:
+        # The layout of the last attributes with the same first name is tried first.
+        good = {"a": {"int": 1}, "b": {"string": "s"}}
+        decode_stream(self.devices(*[good] * devices))
+        with pytest.raises(MetadataDecodeError) as info:
+            decode_stream(self.devices(*[good] * (devices - 1), faulty))
+        assert info.value.field == f"requests[0].devices[{devices - 1}].attributes[{field}"
+        result = decode_stream(self.devices(*[good] * devices))
+        assert all(device.attributes.one_scalar_member_each for device in result.metadata.devices)  # type: ignore[attr-defined]
+
+    def test_a_layout_seen_before_hides_no_second_member(self) -> None:
+        good = {"a": {"int": 1}, "b": {"string": "s"}}
+        several = {"a": {"int": 1, "string": "x"}, "b": {"string": "s"}}
+        decode_stream(self.devices(good, good))
+        result = decode_stream(self.devices(good, several))
+        assert result.metadata.devices[1].attributes["a"].members == ("int", "string")
+        attributes = [device.attributes for device in result.metadata.devices]
+        assert not any(getattr(each, "one_scalar_member_each", False) for each in attributes)
+
+    def test_layouts_of_another_size_or_member(self) -> None:
+        good = {"a": {"int": 1}, "b": {"string": "s"}}
+        decode_stream(self.devices(good, good, good))
+        assert decode_stream(self.devices(good)).metadata.devices[0].attribute("a") == 1
+        other = {"a": {"version": "1.0.0"}, "b": {"bools": [True]}}
+        result = decode_stream(self.devices(other, other))
+        assert [device.attribute("b") for device in result.metadata.devices] == [(True,)] * 2
+        with pytest.raises(MetadataDecodeError, match=r"attributes\[b\]\.bools\[0\]"):
+            decode_stream(self.devices(other, {"a": {"version": "1"}, "b": {"bools": [1]}}))
+
+    def test_the_layouts_kept_are_few_and_small(self) -> None:
+        for index in range(200):
+            decode_stream(self.devices({f"a{index}": {"int": index}}))
+        assert len(convert_module._LAYOUTS) <= convert_module._LAYOUTS_KEPT
+        many = {f"many{index}": {"int": index} for index in range(4097)}
+        decode_stream(self.devices(many))
+        assert "many0" not in convert_module._LAYOUTS
+        assert decode_stream(self.devices(many)).metadata.devices[0].attribute("many4096") == 4096
 
     @pytest.mark.parametrize(
         ("second", "field"),
