@@ -1,0 +1,382 @@
+"""Decoding behaviours that no other test pinned (issue #18): found by mutation testing.
+
+Only the public API is used, so that rewrites of the decoder keep these tests valid. Each error
+is checked for its type, the key facts of its message and its attributes.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from dra_metadata import (
+    MetadataDecodeError,
+    NoCompatibleVersionError,
+    decode_stream,
+    read_metadata_file,
+)
+
+from helpers import V1ALPHA1, V1BETA1, compact, stream, wire_object
+
+TRUNCATED_HINT = "(the stream is truncated: the file may be in the middle of being written)"
+
+
+def decode_error(data: bytes) -> MetadataDecodeError:
+    with pytest.raises(MetadataDecodeError) as info:
+        decode_stream(data)
+    return info.value
+
+
+def with_device_field(field: str, value: object) -> dict[str, Any]:
+    obj = wire_object()
+    obj["requests"][0]["devices"][0][field] = value
+    return obj
+
+
+class TestUnknownVersionWithAnotherKind:
+    """An object of an unknown version is skipped whatever its kind (spec §4.1, step 3)."""
+
+    def test_skipped_before_a_known_object(self) -> None:
+        other = {"apiVersion": "metadata.resource.k8s.io/v2", "kind": "DeviceMetadataList"}
+        result = decode_stream(stream(other, wire_object(V1BETA1)))
+        assert result.skipped_versions == ("metadata.resource.k8s.io/v2",)
+        assert result.api_version == V1BETA1
+        assert result.metadata.name == "my-claim"
+
+    def test_only_such_objects(self) -> None:
+        data = stream(
+            {"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w"}},
+            {"apiVersion": "example.com/v1", "kind": "DeviceMetadata"},
+            {"apiVersion": "v1", "kind": "ConfigMap"},
+        )
+        with pytest.raises(NoCompatibleVersionError) as info:
+            decode_stream(data)
+        error = info.value
+        assert isinstance(error, MetadataDecodeError)
+        assert error.unknown_versions == ("example.com/v1", "example.com/v1", "v1")
+        assert str(error).startswith(
+            "no compatible metadata version found in stream "
+            "(unknown versions: example.com/v1, example.com/v1, v1)"
+        )
+        assert V1BETA1 in str(error)
+        assert V1ALPHA1 in str(error)
+        assert error.path is None
+
+    def test_an_unknown_version_without_kind_is_fatal(self) -> None:
+        error = decode_error(stream({"apiVersion": "example.com/v1"}, wire_object()))
+        assert type(error) is MetadataDecodeError
+        assert error.object_index == 1
+        assert error.api_version == "example.com/v1"
+        assert str(error) == 'decode example.com/v1: object 1 has no "kind"'
+
+    def test_a_known_version_with_another_kind_is_fatal(self) -> None:
+        other = {"apiVersion": "example.com/v1", "kind": "Widget"}
+        error = decode_error(stream(other, wire_object(V1BETA1, kind="DeviceMetadataList")))
+        assert error.object_index == 2
+        assert error.api_version == V1BETA1
+        assert error.field is None
+        assert str(error) == (
+            f'decode {V1BETA1}: object 2 has kind "DeviceMetadataList"; '
+            "the only kind of this version is DeviceMetadata"
+        )
+
+
+def creation_timestamp(value: str) -> datetime | None:
+    obj = wire_object(metadata={"name": "x", "creationTimestamp": value})
+    return decode_stream(stream(obj)).metadata.metadata.creation_timestamp
+
+
+def utc(*fields: int) -> datetime:
+    return datetime(*fields, tzinfo=timezone.utc)  # type: ignore[misc]
+
+
+class TestTimeFields:
+    @pytest.mark.parametrize(
+        ("value", "expected"),
+        [
+            ("2008-01-01T01:01:01-07:30", utc(2008, 1, 1, 8, 31, 1)),
+            ("2008-12-31T23:30:00-01:00", utc(2009, 1, 1, 0, 30, 0)),
+            ("2008-01-01T00:30:00+01:00", utc(2007, 12, 31, 23, 30, 0)),
+            ("2008-01-01T01:01:01+00:00", utc(2008, 1, 1, 1, 1, 1)),
+            ("2008-01-01T01:01:01-00:00", utc(2008, 1, 1, 1, 1, 1)),
+        ],
+    )
+    def test_utc_offsets(self, value: str, expected: datetime) -> None:
+        parsed = creation_timestamp(value)
+        assert parsed == expected
+        assert parsed is not None
+        assert parsed.utcoffset() is not None
+        assert parsed.utcoffset().total_seconds() == 0  # type: ignore[union-attr]
+
+    @pytest.mark.parametrize(
+        ("fraction", "microseconds"),
+        [
+            ("1", 100000),
+            ("12", 120000),
+            ("123", 123000),
+            ("1234", 123400),
+            ("12345", 123450),
+            ("123456", 123456),
+            ("1234567", 123456),
+            ("12345678", 123456),
+            ("05", 50000),
+            ("000001", 1),
+            ("0", 0),
+        ],
+    )
+    def test_fractions(self, fraction: str, microseconds: int) -> None:
+        parsed = creation_timestamp(f"2008-01-01T01:01:01.{fraction}Z")
+        assert parsed == utc(2008, 1, 1, 1, 1, 1, microseconds)
+
+    def test_fractions_are_truncated_not_rounded(self) -> None:
+        # Rounding .9999999 would carry into the next second, day and year.
+        assert creation_timestamp("2008-12-31T23:59:59.9999999Z") == utc(
+            2008, 12, 31, 23, 59, 59, 999999
+        )
+
+    def test_a_fraction_with_an_offset(self) -> None:
+        assert creation_timestamp("2008-01-01T01:01:01.5-02:00") == utc(2008, 1, 1, 3, 1, 1, 500000)
+
+    @pytest.mark.parametrize(
+        "value",
+        ["0001-01-01T00:00:00Z", "0001-01-01T00:00:00.000Z", "0001-01-01T01:00:00+01:00"],
+    )
+    def test_go_zero_time_is_unset(self, value: str) -> None:
+        meta = {
+            "name": "x",
+            "creationTimestamp": value,
+            "deletionTimestamp": value,
+            "managedFields": [{"manager": "m", "time": value}],
+        }
+        decoded = decode_stream(stream(wire_object(metadata=meta))).metadata.metadata
+        assert decoded.creation_timestamp is None
+        assert decoded.deletion_timestamp is None
+        assert decoded.managed_fields[0].time is None
+        assert decoded.managed_fields[0].manager == "m"
+
+    @pytest.mark.parametrize(
+        ("value", "expected"),
+        [
+            ("0001-01-01T00:00:01Z", utc(1, 1, 1, 0, 0, 1)),
+            ("0001-01-01T00:00:00.000001Z", utc(1, 1, 1, 0, 0, 0, 1)),
+            ("0001-01-02T00:00:00Z", utc(1, 1, 2)),
+        ],
+    )
+    def test_just_after_the_zero_time_is_a_time(self, value: str, expected: datetime) -> None:
+        assert creation_timestamp(value) == expected
+
+    @pytest.mark.parametrize(
+        "value", ["2008-01-01T01:01:01.Z", "2008-01-01T01:01:01+0100", "2008-02-30T01:01:01Z"]
+    )
+    def test_not_a_time(self, value: str) -> None:
+        obj = wire_object(metadata={"name": "x", "managedFields": [{"time": value}]})
+        error = decode_error(stream(obj))
+        assert error.field == "metadata.managedFields[0].time"
+        assert error.api_version == V1ALPHA1
+        assert error.object_index == 1
+        assert repr(value) in str(error)
+
+
+class TestWrongJsonTypes:
+    @pytest.mark.parametrize("field", ["driver", "pool", "name"])
+    @pytest.mark.parametrize(
+        ("value", "described"),
+        [
+            (5, "the number 5"),
+            (1.5, "the number 1.5"),
+            (True, "true"),
+            (False, "false"),
+            ([], "an array"),
+            ({"a": 1}, "an object"),
+        ],
+    )
+    def test_device_fields(self, field: str, value: object, described: str) -> None:
+        error = decode_error(stream(with_device_field(field, value)))
+        path = f"requests[0].devices[0].{field}"
+        assert type(error) is MetadataDecodeError
+        assert error.field == path
+        assert error.api_version == V1ALPHA1
+        assert error.object_index == 1
+        assert not error.truncated
+        assert str(error) == (
+            f"decode {V1ALPHA1}: object 1, field {path}: expected a string, got {described}"
+        )
+
+    def test_device_fields_of_a_later_device(self) -> None:
+        obj = wire_object()
+        request = obj["requests"][0]
+        request["devices"].append({"driver": "d", "pool": "p", "name": 7})
+        obj["requests"].append({"name": "second", "devices": [{"driver": "d", "pool": None}]})
+        error = decode_error(stream(obj))
+        assert error.field == "requests[0].devices[1].name"
+        obj["requests"][0]["devices"][1]["name"] = "n"
+        obj["requests"][1]["devices"][0]["pool"] = ["p"]
+        assert decode_error(stream(obj)).field == "requests[1].devices[0].pool"
+
+    @pytest.mark.parametrize("field", ["driver", "pool", "name"])
+    def test_null_device_fields_are_empty(self, field: str) -> None:
+        (device,) = decode_stream(stream(with_device_field(field, None))).metadata.devices
+        assert getattr(device, field) == ""
+
+    @pytest.mark.parametrize("field", ["name", "namespace", "uid"])
+    @pytest.mark.parametrize(
+        ("value", "described"),
+        [(5, "the number 5"), (True, "true"), ([], "an array"), ({}, "an object")],
+    )
+    @pytest.mark.parametrize("other_keys", [{}, {"labels": {"a": "b"}}], ids=["few", "many"])
+    def test_object_metadata_fields(
+        self, field: str, value: object, described: str, other_keys: dict[str, object]
+    ) -> None:
+        meta = {"name": "n", "namespace": "ns", "uid": "u", "generation": 2, **other_keys}
+        meta[field] = value
+        error = decode_error(stream(wire_object(metadata=meta)))
+        assert error.field == f"metadata.{field}"
+        assert error.api_version == V1ALPHA1
+        assert error.object_index == 1
+        assert str(error) == (
+            f"decode {V1ALPHA1}: object 1, field metadata.{field}: "
+            f"expected a string, got {described}"
+        )
+
+    @pytest.mark.parametrize("other_keys", [{}, {"labels": {"a": "b"}}], ids=["few", "many"])
+    def test_object_metadata_values(self, other_keys: dict[str, object]) -> None:
+        meta = {"name": "n", "namespace": "ns", "uid": "u", "generation": 2, **other_keys}
+        decoded = decode_stream(stream(wire_object(metadata=meta))).metadata
+        assert (decoded.name, decoded.namespace, decoded.uid, decoded.generation) == (
+            "n",
+            "ns",
+            "u",
+            2,
+        )
+        assert dict(decoded.metadata.labels) == other_keys.get("labels", {})
+        nulls = {"name": None, "namespace": None, "uid": None, "generation": None, **other_keys}
+        decoded = decode_stream(stream(wire_object(metadata=nulls))).metadata
+        assert (decoded.name, decoded.namespace, decoded.uid, decoded.generation) == ("", "", "", 0)
+
+    def test_a_negative_generation(self) -> None:
+        meta = {"name": "n", "generation": -3}
+        assert decode_stream(stream(wire_object(metadata=meta))).metadata.generation == -3
+
+
+def cut(data: bytes, character: str, keep: int) -> tuple[bytes, int]:
+    """``data`` cut after ``keep`` bytes of the first ``character``; and where it starts."""
+    start = data.index(character.encode())
+    return data[: start + keep], start
+
+
+class TestStreamCutInsideACharacter:
+    @pytest.mark.parametrize(
+        ("character", "keep"), [("ü", 1), ("✓", 1), ("✓", 2), ("🚀", 1), ("🚀", 3)]
+    )
+    def test_is_truncated_with_the_hint(self, character: str, keep: int) -> None:
+        data, start = cut(stream(wire_object(podClaimName=f"gr{character}ße")), character, keep)
+        error = decode_error(data)
+        first = character.encode()[0]
+        assert error.truncated
+        assert error.object_index == 1
+        assert error.api_version is None
+        assert error.field is None
+        assert str(error) == (
+            f"read metadata object from stream: object 1: invalid UTF-8 byte 0x{first:02x} "
+            f"at byte {start} {TRUNCATED_HINT}"
+        )
+
+    def test_in_a_later_object(self) -> None:
+        unknown = {"apiVersion": "example.com/v1", "kind": "Ünknown"}
+        data, start = cut(stream(unknown, wire_object(podClaimName="grüße")), "ü", 1)
+        error = decode_error(data)
+        assert error.truncated
+        assert error.object_index == 2
+        assert f"at byte {start} " in str(error)
+        assert str(error).startswith("read metadata object from stream: object 2: ")
+        assert str(error).endswith(TRUNCATED_HINT)
+
+    def test_cut_just_after_a_character(self) -> None:
+        data, _ = cut(stream(wire_object(podClaimName="grüße")), "ü", 2)
+        error = decode_error(data)
+        assert error.truncated
+        assert f" at byte {len(data)} " in str(error)
+        assert str(error).endswith(TRUNCATED_HINT)
+
+    def test_an_invalid_byte_that_is_not_at_the_end_is_not_truncation(self) -> None:
+        whole = stream(wire_object(podClaimName="grüße"))
+        data, start = cut(whole, "ü", 1)
+        error = decode_error(data + b"x" + whole[len(data) + 1 :])
+        assert not error.truncated
+        assert error.object_index == 1
+        assert str(error) == (
+            f"read metadata object from stream: object 1: invalid UTF-8 byte 0xc3 at byte {start}"
+        )
+
+    def test_a_file_cut_inside_a_character(self, tmp_path: Path) -> None:
+        data, _ = cut(stream(wire_object(podClaimName="grüße")), "ü", 1)
+        path = tmp_path / "a-metadata.json"
+        path.write_bytes(data)
+        with pytest.raises(MetadataDecodeError) as info:
+            read_metadata_file(path)
+        assert info.value.truncated
+        assert info.value.path == path
+        assert str(info.value).startswith(f"{path}: read metadata object from stream: object 1:")
+        assert str(info.value).endswith(TRUNCATED_HINT)
+
+
+class TestValidateAttributesWithNullMembers:
+    """A null member is unset (spec §3.3): next to one other member, the attribute is valid."""
+
+    def decode(self, *attribute_maps: dict[str, Any], validate: Any = True) -> Any:
+        devices = [
+            {"driver": "d", "pool": "p", "name": f"dev-{index}", "attributes": attributes}
+            for index, attributes in enumerate(attribute_maps)
+        ]
+        obj = wire_object(requests=[{"name": "gpu", "devices": devices}])
+        return decode_stream(compact(obj), validate=validate)
+
+    @pytest.mark.parametrize("validate", [True, "metadata", "strict"])
+    def test_a_null_and_another_member_is_valid(self, validate: object) -> None:
+        result = self.decode(
+            {"a": {"int": None, "string": "x"}, "b": {"bool": True}},
+            {"c": {"version": "1.2.3", "ints": None, "bools": None}},
+            validate=validate,
+        )
+        assert result.errors == ()
+        first, second = result.metadata.devices
+        assert first.attributes["a"].members == ("string",)
+        assert first.attribute("a") == "x"
+        assert first.attribute("b") is True
+        assert second.attributes["c"].members == ("version",)
+        assert result.metadata.to_wire()["requests"][0]["devices"][0]["attributes"] == {
+            "a": {"string": "x"},
+            "b": {"bool": True},
+        }
+
+    def test_the_other_attributes_are_still_validated(self) -> None:
+        result = self.decode(
+            {"a": {"int": None, "string": "x"}, "b": {"int": 1, "string": "y"}, "c": {"int": None}}
+        )
+        assert [(error.path, error.type) for error in result.errors] == [
+            ("requests[0].devices[0].attributes[b]", "invalid"),
+            ("requests[0].devices[0].attributes[c]", "invalid"),
+        ]
+        several, none = result.errors
+        assert "exactly one of" in several.detail
+        assert "exactly one" not in none.detail
+        assert "must specify one of" in none.detail
+
+    def test_null_elements_of_a_list_member_are_zero(self) -> None:
+        result = self.decode(
+            {
+                "ints": {"ints": [1, None, 3]},
+                "bools": {"bools": [None, True]},
+                "strings": {"strings": ["a", None]},
+                "versions": {"versions": [None], "int": None},
+            }
+        )
+        (device,) = result.metadata.devices
+        assert device.attribute("ints") == (1, 0, 3)
+        assert device.attribute("bools") == (False, True)
+        assert device.attribute("strings") == ("a", "")
+        assert device.attributes["versions"].versions == ("",)
+        assert device.attributes["versions"].members == ("versions",)
