@@ -8,6 +8,9 @@ from __future__ import annotations
 
 import errno
 import os
+import subprocess
+import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -15,10 +18,12 @@ import pytest
 from dra_metadata import (
     DEFAULT_MAX_SIZE,
     InvalidNameError,
+    MetadataConflictError,
     MetadataDecodeError,
     MetadataNotFoundError,
     MetadataReadError,
     MetadataTooLargeError,
+    MetadataValidationError,
     NoMetadataError,
     metadata_file_name,
     read_claim_metadata,
@@ -30,7 +35,7 @@ from dra_metadata import (
     resource_claim_template_request_dir,
 )
 
-from helpers import V1ALPHA1, V1BETA1, stream, wire_object
+from helpers import V1ALPHA1, V1BETA1, compact, stream, wire_object
 
 PROC_STATUS = Path("/proc/self/status")
 """A regular file whose reported size (0) is smaller than what reading it gives."""
@@ -193,6 +198,49 @@ class TestAFileLargerThanItsReportedSize:
         assert "at byte 0" in str(info.value)
 
 
+@pytest.fixture
+def growing_file() -> Iterator[tuple[Path, int]]:
+    """A file whose content (a metadata object, then bytes never parsed) outgrows its size.
+
+    The command line of a process, as /proc shows it: reported as 0 bytes, read in several
+    reads. Yields its path and the length of its content.
+    """
+    obj = compact(wire_object(podClaimName="p" * 100_000)).strip().decode()
+    child = subprocess.Popen([obj, "60"], executable="/bin/sleep")
+    try:
+        path = Path(f"/proc/{child.pid}/cmdline")
+        deadline = time.monotonic() + 10
+        while not path.read_bytes().startswith(b"{"):  # until the child has called exec
+            assert time.monotonic() < deadline, "the child did not start"
+            time.sleep(0.01)
+        if path.stat().st_size != 0:
+            pytest.skip("this kernel reports a size for /proc/PID/cmdline")
+        yield path, len(obj) + len(b"\x0060\x00")
+    finally:
+        child.kill()
+        child.wait()
+
+
+class TestAFileThatOutgrowsItsSize:
+    """What a read gives counts, not the size reported before it (a file being appended to)."""
+
+    def test_is_read_whole(self, growing_file: tuple[Path, int]) -> None:
+        path, size = growing_file
+        assert size > 65536  # more than one read
+        metadata = read_metadata_file(path, max_size=size)
+        assert metadata.pod_claim_name == "p" * 100_000
+        assert metadata.name == "my-claim"
+
+    def test_the_limit_counts_every_read(self, growing_file: tuple[Path, int]) -> None:
+        path, size = growing_file
+        limit = 65536 + 1000  # more than any single read gives, less than the whole
+        with pytest.raises(MetadataTooLargeError) as info:
+            read_metadata_file(path, max_size=limit)
+        assert info.value.limit == limit
+        shown = int(str(info.value).partition("(at least ")[2].partition(" bytes)")[0])
+        assert limit < shown <= size
+
+
 class TestReadTemplateMetadataDriver:
     def test_reads_only_that_drivers_file_of_the_template_directory(self, tmp_path: Path) -> None:
         template_a = put(
@@ -258,6 +306,51 @@ class TestMergedApiVersion:
                 devices_object(driver, "0", api_version=api_version),
             )
         assert read_claim_metadata("c", "gpu", root=tmp_path).api_version == ""
+
+
+class TestDirectoryReads:
+    def test_files_are_merged_in_byte_order(self, tmp_path: Path) -> None:
+        # As Go's Glob: by the bytes of the names. A name that is not UTF-8 (b"\xff") comes
+        # after U+E000 (b"\xee\x80\x80"), though its Python string sorts first.
+        directory = resource_claim_request_dir("c", "gpu", root=tmp_path)
+        names = [os.fsdecode(b"\xff"), "\ue000", "a"]
+        for index, driver in enumerate(names):
+            put(directory / f"{driver}-metadata.json", devices_object("d", f"dev-{index}"))
+        metadata = read_claim_metadata("c", "gpu", root=tmp_path)
+        assert [source.driver for source in metadata.sources] == ["a", "\ue000", names[0]]
+        assert [device.name for device in metadata.devices] == ["dev-2", "dev-1", "dev-0"]
+
+    def test_a_conflict_lists_what_each_file_says(self, tmp_path: Path) -> None:
+        directory = resource_claim_request_dir("c", "gpu", root=tmp_path)
+        for driver, namespace in (("a", "ns-1"), ("b", "ns-1"), ("c", "ns-2")):
+            meta = {"name": "c", "namespace": namespace, "uid": "u"}
+            put(directory / metadata_file_name(driver), stream(wire_object(metadata=meta)))
+        with pytest.raises(MetadataConflictError) as info:
+            read_claim_metadata("c", "gpu", root=tmp_path)
+        assert (info.value.field, info.value.values, info.value.path) == (
+            "namespace",
+            ("ns-1", "ns-2"),
+            directory,
+        )
+        assert str(info.value) == (
+            f"{directory}: the metadata files disagree about the claim's namespace "
+            "(a-metadata.json: 'ns-1', b-metadata.json: 'ns-1', c-metadata.json: 'ns-2')"
+        )
+
+    def test_validation_names_the_file_or_the_directory(self, tmp_path: Path, kind: str) -> None:
+        read, file_path = READERS[kind]
+        invalid = wire_object()
+        invalid["requests"][0]["devices"][0]["attributes"] = {"model": {"int": 1, "string": "x"}}
+        path = put(file_path("a.example.com", "c", "gpu", root=tmp_path), stream(invalid))
+        assert read("c", "gpu", root=tmp_path).devices[0].name == "gpu-0"  # not validated
+        for driver, named in ((None, path.parent), ("a.example.com", path)):
+            with pytest.raises(MetadataValidationError) as info:
+                read("c", "gpu", driver=driver, root=tmp_path, validate=True)
+            assert info.value.path == named
+            assert [error.path for error in info.value.errors] == [
+                "requests[0].devices[0].attributes[model]"
+            ]
+            assert info.value.metadata.devices[0].name == "gpu-0"
 
 
 class TestOsErrno:
