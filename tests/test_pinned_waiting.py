@@ -229,8 +229,8 @@ class TestStopEvent:
         publish(tmp_path, "a.example.com", [nic("a0", "a.example.com")])
         stop = threading.Event()
         timer = threading.Timer(0.1, stop.set)
-        timer.start()
         start = time.monotonic()
+        timer.start()
         try:
             error = timed_out(
                 lambda: wait(root=tmp_path, timeout=LONG, poll_interval=LONG, stop_event=stop)
