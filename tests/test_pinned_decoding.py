@@ -200,7 +200,7 @@ class TestWrongJsonTypes:
         assert error.field == path
         assert error.api_version == V1ALPHA1
         assert error.object_index == 1
-        assert not error.truncated
+        assert error.truncated is False
         assert str(error) == (
             f"decode {V1ALPHA1}: object 1, field {path}: expected a string, got {described}"
         )
@@ -274,7 +274,7 @@ class TestStreamCutInsideACharacter:
     def test_is_truncated_with_the_hint(self, character: str, keep: int) -> None:
         data, start = cut(stream(wire_object(podClaimName=f"gr{character}ße")), character, keep)
         error = decode_error(data)
-        assert error.truncated
+        assert error.truncated is True
         assert error.object_index == 1
         assert error.api_version is None
         assert error.field is None
@@ -287,7 +287,7 @@ class TestStreamCutInsideACharacter:
         unknown = {"apiVersion": "example.com/v1", "kind": "Ünknown"}
         data, start = cut(stream(unknown, wire_object(podClaimName="grüße")), "ü", 1)
         error = decode_error(data)
-        assert error.truncated
+        assert error.truncated is True
         assert error.object_index == 2
         assert f"at byte {start} " in str(error)
         assert str(error).startswith("read metadata object from stream: object 2: ")
@@ -296,7 +296,7 @@ class TestStreamCutInsideACharacter:
     def test_cut_just_after_a_character(self) -> None:
         data, _ = cut(stream(wire_object(podClaimName="grüße")), "ü", 2)
         error = decode_error(data)
-        assert error.truncated
+        assert error.truncated is True
         assert f" at byte {len(data)} " in str(error)
         assert str(error).endswith(TRUNCATED_HINT)
 
@@ -304,7 +304,7 @@ class TestStreamCutInsideACharacter:
         whole = stream(wire_object(podClaimName="grüße"))
         data, start = cut(whole, "ü", 1)
         error = decode_error(data + b"x" + whole[len(data) + 1 :])
-        assert not error.truncated
+        assert error.truncated is False
         assert error.object_index == 1
         message = str(error)
         assert message.startswith("read metadata object from stream: object 1: ")
@@ -312,13 +312,25 @@ class TestStreamCutInsideACharacter:
         assert "0xc3" in message
         assert message.endswith(f" at byte {start}")
 
+    @pytest.mark.parametrize(
+        ("data", "offset"),
+        [(b'{"kind": x}', 9), (b'{"kind": "DeviceMetadata" "apiVersion"}  ', 26)],
+    )
+    def test_a_syntax_error_is_not_truncation(self, data: bytes, offset: int) -> None:
+        error = decode_error(data)
+        assert error.truncated is False
+        assert error.object_index == 1
+        message = str(error)
+        assert message.startswith("read metadata object from stream: object 1: ")
+        assert message.endswith(f" at byte {offset}")
+
     def test_a_file_cut_inside_a_character(self, tmp_path: Path) -> None:
         data, _ = cut(stream(wire_object(podClaimName="grüße")), "ü", 1)
         path = tmp_path / "a-metadata.json"
         path.write_bytes(data)
         with pytest.raises(MetadataDecodeError) as info:
             read_metadata_file(path)
-        assert info.value.truncated
+        assert info.value.truncated is True
         assert info.value.path == path
         assert str(info.value).startswith(f"{path}: read metadata object from stream: object 1:")
         assert str(info.value).endswith(TRUNCATED_HINT)
