@@ -205,6 +205,18 @@ class TestWrongJsonTypes:
             f"decode {V1ALPHA1}: object 1, field {path}: expected a string, got {described}"
         )
 
+    @pytest.mark.parametrize(
+        ("value", "shown"),
+        [("x" * 40, "x" * 40), ("x" * 41, "x" * 37 + "..."), ("é" * 50, "é" * 37 + "...")],
+    )
+    def test_a_long_string_is_shown_shortened(self, value: str, shown: str) -> None:
+        error = decode_error(stream(wire_object(metadata={"name": "n", "generation": value})))
+        assert error.field == "metadata.generation"
+        assert str(error).endswith(
+            f"field metadata.generation: expected an integer in the int64 range, "
+            f"got a string ({shown!r})"
+        )
+
     def test_device_fields_of_a_later_device(self) -> None:
         obj = wire_object()
         request = obj["requests"][0]
