@@ -165,13 +165,17 @@ def judge(module: Module, equivalents: list[Equivalent], used: set[Equivalent]) 
     """Sort the module's undetected mutants into equivalent ones and survivors."""
     from mutmut.mutation.diff_apply import get_diff_for_mutant  # noqa: PLC0415
 
-    listed = {(entry.function, entry.fingerprint): entry for entry in equivalents}
+    listed: dict[tuple[str, str], list[Equivalent]] = {}
+    for entry in equivalents:
+        if entry not in used:
+            listed.setdefault((entry.function, entry.fingerprint), []).append(entry)
     for mutant, status in sorted(module.statuses.items()):
         if status not in UNDETECTED:
             continue
         mark = fingerprint(get_diff_for_mutant(mutant, path=module.path))
-        entry = listed.get((function_of(mutant), mark))
-        if entry is not None and entry not in used:
+        candidates = listed.get((function_of(mutant), mark))
+        if candidates:  # the same change in the same function: one entry each
+            entry = candidates.pop(0)
             used.add(entry)
             module.equivalent[mutant] = entry
         else:
