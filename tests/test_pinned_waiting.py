@@ -6,6 +6,8 @@ files; a wait that must time out is given a short timeout, one that must not a l
 
 from __future__ import annotations
 
+import contextlib
+import os
 import threading
 import time
 from collections.abc import Callable
@@ -20,6 +22,7 @@ from dra_metadata import (
     DeviceMetadataRequest,
     NetworkDeviceData,
     ObjectMeta,
+    StaleMetadataError,
     WaitTimeoutError,
     resource_claim_file_path,
     resource_claim_request_dir,
@@ -303,3 +306,209 @@ class TestTimeoutAttribute:
         assert error.path == directory
         assert error.timeout == SHORT
         assert str(directory) in error.reason
+
+
+def later(seconds: float, action: Callable[[], object]) -> threading.Timer:
+    timer = threading.Timer(seconds, action)
+    timer.start()
+    return timer
+
+
+class TestReasons:
+    def test_devices_not_ready_are_all_named(self, tmp_path: Path) -> None:
+        publish(tmp_path, "a.example.com", [nic(name, "a.example.com") for name in ("a0", "a1")])
+        error = timed_out(lambda: wait_for(lambda _: False, "c", "nic", root=tmp_path, timeout=0))
+        assert error.reason == "generation 1, device a0, a1 not ready"
+
+    def test_every_missing_network_field_is_named(self, tmp_path: Path) -> None:
+        publish(tmp_path, "a.example.com", [nic("a0", "a.example.com", "net1"), nic("a1", "x")])
+        require = ("ips", "hardware_address")
+        error = timed_out(
+            lambda: wait_for_network_data("c", "nic", root=tmp_path, timeout=0, require=require)
+        )
+        assert error.reason == (
+            "generation 1, device a0 has no networkData.ips and no networkData.hardwareAddress"
+        )
+
+    def test_an_empty_reason_is_not_ready(self, tmp_path: Path) -> None:
+        publish(tmp_path, "a.example.com", [nic("a0", "a.example.com")])
+        error = timed_out(lambda: wait_until(lambda _: "", "c", "nic", root=tmp_path, timeout=0))
+        assert error.reason == "not ready"
+
+    def test_the_condition_and_the_files_problems_are_joined(self, tmp_path: Path) -> None:
+        publish(tmp_path, "a.example.com", [nic("a0", "a.example.com")])
+        empty = resource_claim_file_path("b.example.com", "c", "nic", root=tmp_path)
+        empty.write_bytes(b"")  # in the middle of a write
+        error = timed_out(
+            lambda: wait_until(lambda _: "not yet", "c", "nic", root=tmp_path, timeout=SHORT)
+        )
+        condition, separator, problem = error.reason.partition("; ")
+        assert (condition, separator) == ("not yet", "; ")
+        assert str(empty) in problem
+
+    def test_a_stale_file_is_named(self, tmp_path: Path) -> None:
+        # The bind mount of a container, as far as the link count goes: a path that keeps
+        # showing a file the driver has replaced (unlinked) on the host.
+        host = publish(tmp_path / "host", "a.example.com", [nic("a0", "a.example.com")])
+        descriptor = os.open(host, os.O_RDONLY)
+        try:
+            mounted = resource_claim_file_path("a.example.com", "c", "nic", root=tmp_path)
+            mounted.parent.mkdir(parents=True)
+            mounted.symlink_to(f"/proc/self/fd/{descriptor}")
+            host.unlink()
+            with pytest.raises(StaleMetadataError) as info:
+                wait_for_network_data("c", "nic", root=tmp_path, timeout=LONG)
+        finally:
+            os.close(descriptor)
+        error = info.value
+        assert error.path == mounted
+        assert str(error).startswith(f"{mounted}: the driver replaced {mounted} on the host ")
+        assert "(generation 1, device a0 has no networkData)" in str(error)
+        assert str(error).endswith("restart the container to see the new one")
+
+
+class TestTiming:
+    """When a wait looks again; bounds are generous: a second where a few ms are expected."""
+
+    def test_no_timeout_waits_until_ready(self, tmp_path: Path) -> None:
+        publish(tmp_path, "a.example.com", [nic("a0", "a.example.com")])
+        later(0.1, lambda: publish(tmp_path, "a.example.com", [nic("a0", "a.example.com", "n")]))
+        metadata = wait_for_network_data("c", "nic", root=tmp_path, timeout=None)
+        assert metadata.devices[0].network_data == NetworkDeviceData(interface_name="n")
+
+    def test_a_short_timeout_ends_the_wait_promptly(self, tmp_path: Path) -> None:
+        publish(tmp_path, "a.example.com", [nic("a0", "a.example.com")])
+        start = time.monotonic()
+        timed_out(lambda: wait_for_network_data("c", "nic", root=tmp_path, timeout=SHORT))
+        assert time.monotonic() - start < 1  # not a whole poll interval (1 s) or more
+
+    def test_the_poll_interval_is_used(self, tmp_path: Path) -> None:
+        # Polling, an in-place rewrite (same inode) is seen at the next poll: 0.05 s here, not
+        # the default 1 s, which is past the timeout. Each of the three waits, side by side.
+        results: dict[str, object] = {}
+
+        def run(name: str) -> None:
+            root = tmp_path / name
+            path = publish(root, "a.example.com", [nic("a0", "a.example.com")])
+            ready = DeviceMetadata(
+                metadata=ObjectMeta(name="c", namespace="ns", uid="u-1", generation=2),
+                requests=[DeviceMetadataRequest(name="nic", devices=[nic("a0", "a", "n")])],
+            )
+            later(0.1, lambda: write_metadata_file(path, ready, mode="in-place"))
+            options = {"force_polling": True, "poll_interval": 0.05, "timeout": 0.6}
+            try:
+                results[name] = WAITS_FOR_NETWORK_DATA[name](root=root, **options)
+            except WaitTimeoutError as error:
+                results[name] = error
+
+        threads = [threading.Thread(target=run, args=(name,)) for name in WAITS_FOR_NETWORK_DATA]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        for name, result in results.items():
+            assert isinstance(result, DeviceMetadata), (name, result)
+            assert result.generation == 2
+
+
+def inotify_descriptors() -> int:
+    """How many inotify instances this process holds."""
+    targets = []
+    for entry in Path("/proc/self/fd").iterdir():
+        with contextlib.suppress(OSError):  # closed meanwhile (the one iterdir used)
+            targets.append(str(entry.readlink()))
+    return targets.count("anon_inode:inotify")
+
+
+class TestForcePolling:
+    """force_polling=True: the wait never makes an inotify instance."""
+
+    @pytest.mark.parametrize("force_polling", [True, False])
+    def test_wait_until_and_wait_for(self, tmp_path: Path, force_polling: bool) -> None:
+        publish(tmp_path, "a.example.com", [nic("a0", "a.example.com")])
+        before = inotify_descriptors()
+        seen: list[int] = []
+
+        def not_ready(_: object) -> Any:
+            seen.append(inotify_descriptors() - before)
+            return "not yet"
+
+        options: dict[str, Any] = {"root": tmp_path, "timeout": 0.1, "poll_interval": LONG}
+        for wait in (
+            lambda: wait_until(not_ready, "c", "nic", force_polling=force_polling, **options),
+            lambda: wait_for(
+                lambda d: not not_ready(d), "c", "nic", force_polling=force_polling, **options
+            ),
+        ):
+            seen.clear()
+            timed_out(wait)
+            assert len(seen) >= 2  # before the first wait and after it
+            assert max(seen) == (0 if force_polling else 1)
+
+    @pytest.mark.parametrize("force_polling", [True, False])
+    def test_wait_for_network_data(self, tmp_path: Path, force_polling: bool) -> None:
+        publish(tmp_path, "a.example.com", [nic("a0", "a.example.com")])
+        before = inotify_descriptors()
+        seen: list[int] = []
+        sampler = later(0.15, lambda: seen.append(inotify_descriptors() - before))
+        options: dict[str, Any] = {"root": tmp_path, "timeout": 0.3, "poll_interval": LONG}
+        timed_out(lambda: wait_for_network_data("c", "nic", force_polling=force_polling, **options))
+        sampler.join()
+        assert seen == [0 if force_polling else 1]
+
+
+WAITS_FOR_NETWORK_DATA: dict[str, Callable[..., DeviceMetadata]] = {
+    "wait_until": lambda **options: wait_until(
+        lambda m: None if m.devices[0].network_data else "no network data", "c", "nic", **options
+    ),
+    "wait_for": lambda **options: wait_for(
+        lambda device: device.network_data is not None, "c", "nic", **options
+    ),
+    "wait_for_network_data": lambda **options: wait_for_network_data("c", "nic", **options),
+}
+
+
+class TestProgress:
+    def test_is_told_the_reason_once_per_interval(self, tmp_path: Path) -> None:
+        publish(tmp_path, "a.example.com", [nic("a0", "a.example.com")])
+        told: list[str] = []
+        error = timed_out(
+            lambda: wait_until(
+                lambda _: "waiting",
+                "c",
+                "nic",
+                root=tmp_path,
+                timeout=0.35,
+                poll_interval=LONG,
+                progress=told.append,
+                progress_interval=0.1,
+            )
+        )
+        assert error.reason == "waiting"
+        assert 1 <= len(told) <= 4  # at 0.1, 0.2 and 0.3 s
+        assert set(told) == {"waiting"}
+
+    def test_not_before_the_interval(self, tmp_path: Path) -> None:
+        publish(tmp_path, "a.example.com", [nic("a0", "a.example.com")])
+        told: list[str] = []
+        timed_out(
+            lambda: wait_until(
+                lambda _: "waiting", "c", "nic", root=tmp_path, timeout=SHORT, progress=told.append
+            )
+        )
+        assert told == []  # the default interval is 5 s
+
+    def test_none_is_no_progress(self, tmp_path: Path) -> None:
+        publish(tmp_path, "a.example.com", [nic("a0", "a.example.com")])
+        error = timed_out(
+            lambda: wait_until(
+                lambda _: "waiting",
+                "c",
+                "nic",
+                root=tmp_path,
+                timeout=0.1,
+                progress=None,
+                progress_interval=0.01,
+            )
+        )
+        assert error.reason == "waiting"
