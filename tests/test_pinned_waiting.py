@@ -90,6 +90,7 @@ def two_drivers(tmp_path: Path) -> tuple[Path, Path]:
 
 
 NOT_READY_B = "a.example.com generation 1, b.example.com generation 3"
+NOT_READY_AB = "a.example.com generation 1, b.example.com generation 1"
 
 
 class TestDriver:
@@ -245,6 +246,15 @@ class TestStopEvent:
         assert 0.1 <= time.monotonic() - start < LONG - 1
         assert error.reason.startswith("stopped; ")
 
+    def test_a_wait_without_timeout_is_stopped(self, tmp_path: Path) -> None:
+        publish(tmp_path, "a.example.com", [nic("a0", "a.example.com")])
+        stop = threading.Event()
+        later(0.1, stop.set)
+        error = timed_out(
+            lambda: wait_for_network_data("c", "nic", root=tmp_path, timeout=None, stop_event=stop)
+        )
+        assert error.reason == "stopped; generation 1, device a0 has no networkData"
+
     def test_ready_metadata_is_returned_even_when_stopped(self, tmp_path: Path) -> None:
         publish(tmp_path, "a.example.com", [nic("a0", "a.example.com", "net1")])
         stop = threading.Event()
@@ -346,25 +356,35 @@ class TestReasons:
         assert (condition, separator) == ("not yet", "; ")
         assert str(empty) in problem
 
-    def test_a_stale_file_is_named(self, tmp_path: Path) -> None:
-        # The bind mount of a container, as far as the link count goes: a path that keeps
-        # showing a file the driver has replaced (unlinked) on the host.
-        host = publish(tmp_path / "host", "a.example.com", [nic("a0", "a.example.com")])
-        descriptor = os.open(host, os.O_RDONLY)
+    def test_stale_files_are_named(self, tmp_path: Path) -> None:
+        # The bind mounts of a container, as far as the link count goes: paths that keep
+        # showing files the driver has replaced (unlinked) on the host.
+        mounted = []
+        descriptors = []
         try:
-            mounted = resource_claim_file_path("a.example.com", "c", "nic", root=tmp_path)
-            mounted.parent.mkdir(parents=True)
-            mounted.symlink_to(f"/proc/self/fd/{descriptor}")
-            host.unlink()
+            for driver in ("a.example.com", "b.example.com"):
+                host = publish(tmp_path / "host", driver, [nic(f"{driver[0]}0", driver)])
+                descriptors.append(os.open(host, os.O_RDONLY))
+                path = resource_claim_file_path(driver, "c", "nic", root=tmp_path)
+                path.parent.mkdir(parents=True, exist_ok=True)
+                path.symlink_to(f"/proc/self/fd/{descriptors[-1]}")
+                mounted.append(path)
+                host.unlink()
             with pytest.raises(StaleMetadataError) as info:
                 wait_for_network_data("c", "nic", root=tmp_path, timeout=LONG)
         finally:
-            os.close(descriptor)
+            for descriptor in descriptors:
+                os.close(descriptor)
         error = info.value
-        assert error.path == mounted
-        assert str(error).startswith(f"{mounted}: the driver replaced {mounted} on the host ")
-        assert "(generation 1, device a0 has no networkData)" in str(error)
-        assert str(error).endswith("restart the container to see the new one")
+        assert error.path == mounted[0]
+        message = str(error)
+        assert message.startswith(
+            f"{mounted[0]}: the driver replaced {mounted[0]}, {mounted[1]} on the host "
+        )
+        assert f"({NOT_READY_AB}, device a0 has no networkData)" in message
+        assert message.endswith("restart the container to see the new one")
+        assert error.metadata is not None
+        assert [device.name for device in error.metadata.devices] == ["a0", "b0"]
 
 
 class TestTiming:
@@ -444,6 +464,19 @@ class TestForcePolling:
             timed_out(wait)
             assert len(seen) >= 2  # before the first wait and after it
             assert max(seen) == (0 if force_polling else 1)
+
+    def test_a_wait_ready_at_once_makes_no_inotify_instance(self, tmp_path: Path) -> None:
+        # inotify instances are limited per user across a node: one is made only when there
+        # is something to wait for.
+        publish(tmp_path, "a.example.com", [nic("a0", "a.example.com", "n")])
+        before = inotify_descriptors()
+        seen: list[int] = []
+
+        def ready(_: object) -> None:
+            seen.append(inotify_descriptors() - before)
+
+        wait_until(ready, "c", "nic", root=tmp_path, timeout=LONG, force_polling=False)
+        assert seen == [0]
 
     @pytest.mark.parametrize("force_polling", [True, False])
     def test_wait_for_network_data(self, tmp_path: Path, force_polling: bool) -> None:
