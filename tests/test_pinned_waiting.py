@@ -502,46 +502,28 @@ WAITS_FOR_NETWORK_DATA: dict[str, Callable[..., DeviceMetadata]] = {
 
 
 class TestProgress:
-    def test_is_told_the_reason_once_per_interval(self, tmp_path: Path) -> None:
-        publish(tmp_path, "a.example.com", [nic("a0", "a.example.com")])
-        told: list[str] = []
-        error = timed_out(
-            lambda: wait_until(
-                lambda _: "waiting",
-                "c",
-                "nic",
-                root=tmp_path,
-                timeout=0.35,
-                poll_interval=LONG,
-                progress=told.append,
-                progress_interval=0.1,
-            )
-        )
+    def never_ready(self, root: Path, **options: Any) -> WaitTimeoutError:
+        publish(root, "a.example.com", [nic("a0", "a.example.com")])
+        error = timed_out(lambda: wait_until(lambda _: "waiting", "c", "nic", root=root, **options))
         assert error.reason == "waiting"
+        return error
+
+    def test_is_told_the_reason_once_per_interval(self, tmp_path: Path) -> None:
+        told: list[str] = []
+        self.never_ready(
+            tmp_path,
+            timeout=0.35,
+            poll_interval=LONG,
+            progress=told.append,
+            progress_interval=0.1,
+        )
         assert 1 <= len(told) <= 4  # at 0.1, 0.2 and 0.3 s
         assert set(told) == {"waiting"}
 
     def test_not_before_the_interval(self, tmp_path: Path) -> None:
-        publish(tmp_path, "a.example.com", [nic("a0", "a.example.com")])
         told: list[str] = []
-        timed_out(
-            lambda: wait_until(
-                lambda _: "waiting", "c", "nic", root=tmp_path, timeout=SHORT, progress=told.append
-            )
-        )
+        self.never_ready(tmp_path, timeout=SHORT, progress=told.append)
         assert told == []  # the default interval is 5 s
 
     def test_none_is_no_progress(self, tmp_path: Path) -> None:
-        publish(tmp_path, "a.example.com", [nic("a0", "a.example.com")])
-        error = timed_out(
-            lambda: wait_until(
-                lambda _: "waiting",
-                "c",
-                "nic",
-                root=tmp_path,
-                timeout=0.1,
-                progress=None,
-                progress_interval=0.01,
-            )
-        )
-        assert error.reason == "waiting"
+        self.never_ready(tmp_path, timeout=0.1, progress=None, progress_interval=0.01)
