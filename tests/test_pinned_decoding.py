@@ -15,6 +15,7 @@ import pytest
 from dra_metadata import (
     MetadataDecodeError,
     NoCompatibleVersionError,
+    NoMetadataError,
     decode_stream,
     read_metadata_file,
 )
@@ -405,3 +406,124 @@ class TestValidateAttributesWithNullMembers:
         assert device.attribute("strings") == ("a", "")
         assert device.attributes["versions"].versions == ("",)
         assert device.attributes["versions"].members == ("versions",)
+
+
+FATAL_OBJECTS = [
+    # data, the error's type, api_version, the message after "<path>: "
+    (
+        b"[]",
+        MetadataDecodeError,
+        None,
+        "decode metadata object: object 1 is an array, not a JSON object",
+    ),
+    (
+        b'{"kind": 7, "apiVersion": "example.com/v1"}',
+        MetadataDecodeError,
+        None,
+        'decode metadata object: object 1 has a "kind" that is the number 7, not a string',
+    ),
+    (
+        b'{"kind": "DeviceMetadata", "apiVersion": ["v1"]}',
+        MetadataDecodeError,
+        None,
+        'decode metadata object: object 1 has a "apiVersion" that is an array, not a string',
+    ),
+    (
+        b'{"apiVersion": "a/b/c"}',
+        MetadataDecodeError,
+        None,
+        'decode metadata object: object 1 has no "kind"',
+    ),
+    (
+        b'{"kind": "DeviceMetadata", "apiVersion": "a/b/c"}',
+        MetadataDecodeError,
+        None,
+        'decode metadata object: object 1 has no usable "apiVersion": ',
+    ),
+    (
+        b'{"apiVersion": "example.com/v1", "kind": ""}',
+        MetadataDecodeError,
+        "example.com/v1",
+        'decode example.com/v1: object 1 has no "kind"',
+    ),
+    (
+        b'{"apiVersion": "metadata.resource.k8s.io/v1beta1", "kind": "Other"}',
+        MetadataDecodeError,
+        V1BETA1,
+        (
+            f'decode {V1BETA1}: object 1 has kind "Other"; the only kind of this version is '
+            "DeviceMetadata"
+        ),
+    ),
+    (
+        (
+            b'{"apiVersion": "metadata.resource.k8s.io/v1beta1", "kind": "DeviceMetadata", '
+            b'"requests": 5}'
+        ),
+        MetadataDecodeError,
+        V1BETA1,
+        f"decode {V1BETA1}: object 1, field requests: expected an array, got the number 5",
+    ),
+    (
+        b'{"apiVersion": "example.com/v1", "kind": "DeviceMetadata"}',
+        NoCompatibleVersionError,
+        None,
+        (
+            "no compatible metadata version found in stream (unknown versions: example.com/v1); "
+            f"this library reads {V1BETA1}, {V1ALPHA1}"
+        ),
+    ),
+    (
+        b" \n\t ",
+        NoMetadataError,
+        None,
+        (
+            "no metadata objects found in stream: it is empty or holds only whitespace "
+            "(a file may be in the middle of being written)"
+        ),
+    ),
+]
+
+
+class TestFatalObjectsInAFile:
+    """Every error of the decoder names the file it read, and says what is wrong."""
+
+    @pytest.mark.parametrize(("data", "kind", "api_version", "message"), FATAL_OBJECTS)
+    def test_the_error_names_the_file(
+        self, tmp_path: Path, data: bytes, kind: type, api_version: str | None, message: str
+    ) -> None:
+        path = tmp_path / "a-metadata.json"
+        path.write_bytes(data)
+        with pytest.raises(MetadataDecodeError) as info:
+            read_metadata_file(path)
+        error = info.value
+        assert type(error) is kind
+        assert error.path == path
+        assert error.api_version == api_version
+        assert error.truncated is False
+        if kind is MetadataDecodeError:
+            assert error.object_index == 1
+        assert str(error).startswith(f"{path}: {message}")
+        assert str(error) == f"{path}: {decode_error_message(data)}"
+
+
+def decode_error_message(data: bytes) -> str:
+    with pytest.raises(MetadataDecodeError) as info:
+        decode_stream(data)
+    assert info.value.path is None
+    return str(info.value)
+
+
+class TestDecodeStreamArguments:
+    def test_strict_validation_is_stricter(self) -> None:
+        obj = wire_object()
+        obj["requests"][0]["devices"][0]["attributes"] = {"not a name": {"int": 1}}
+        assert decode_stream(stream(obj), validate=True).errors == ()
+        (error,) = decode_stream(stream(obj), validate="strict").errors
+        assert error.path == "requests[0].devices[0].attributes[not a name]"
+
+    @pytest.mark.parametrize(("data", "name"), [(12, "int"), (None, "NoneType"), ([1], "list")])
+    def test_data_of_another_type(self, data: object, name: str) -> None:
+        with pytest.raises(TypeError) as info:
+            decode_stream(data)  # type: ignore[arg-type]
+        assert str(info.value) == f"data must be bytes (or bytes-like) or str, not {name}"
