@@ -10,6 +10,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+import orjson
 import pytest
 
 from dra_metadata import (
@@ -514,6 +515,28 @@ def decode_error_message(data: bytes) -> str:
     return str(info.value)
 
 
+class TestLongStreams:
+    """Objects far apart: the end of each object is found wherever it is in the stream."""
+
+    @pytest.mark.parametrize("indent", [False, True], ids=["compact", "indented"])
+    @pytest.mark.parametrize("older", [False, True], ids=["two", "three"])
+    def test_a_large_unknown_object_before_a_larger_known_one(
+        self, indent: bool, older: bool
+    ) -> None:
+        objects = [
+            {"apiVersion": "example.com/v2", "kind": "DeviceMetadata", "x": "u" * 1000},
+            wire_object(V1BETA1, podClaimName="k" * 3000),
+        ]
+        if older:
+            objects.append(wire_object(V1ALPHA1, podClaimName="o" * 3000))
+        option = orjson.OPT_INDENT_2 if indent else 0
+        data = b"\n".join(orjson.dumps(obj, option=option) for obj in objects)
+        result = decode_stream(data + b"\n")
+        assert result.skipped_versions == ("example.com/v2",)
+        assert result.api_version == V1BETA1
+        assert result.metadata.pod_claim_name == "k" * 3000
+
+
 class TestDecodeStreamArguments:
     def test_strict_validation_is_stricter(self) -> None:
         obj = wire_object()
@@ -527,3 +550,53 @@ class TestDecodeStreamArguments:
         with pytest.raises(TypeError) as info:
             decode_stream(data)  # type: ignore[arg-type]
         assert str(info.value) == f"data must be bytes (or bytes-like) or str, not {name}"
+
+
+class TestNestedObjectMetadata:
+    """ownerReferences and managedFields: each field's type, named by its whole wire path."""
+
+    def owners_error(self, owners: object) -> MetadataDecodeError:
+        return decode_error(stream(wire_object(metadata={"name": "n", "ownerReferences": owners})))
+
+    @pytest.mark.parametrize("field", ["controller", "blockOwnerDeletion"])
+    @pytest.mark.parametrize(
+        ("value", "described"),
+        [("yes", "a string ('yes')"), (1, "the number 1"), ({}, "an object")],
+    )
+    def test_a_flag_of_an_owner(self, field: str, value: object, described: str) -> None:
+        error = self.owners_error([{"name": "a"}, {"name": "b", field: value}])
+        path = f"metadata.ownerReferences[1].{field}"
+        assert error.field == path
+        assert str(error) == (
+            f"decode {V1ALPHA1}: object 1, field {path}: expected true or false, got {described}"
+        )
+
+    @pytest.mark.parametrize(("value", "flag"), [(True, True), (False, False), (None, None)])
+    def test_the_flags_of_an_owner(self, value: object, flag: bool | None) -> None:
+        owner = {"name": "b", "controller": value, "blockOwnerDeletion": value}
+        meta = {"name": "n", "ownerReferences": [owner]}
+        (decoded,) = decode_stream(
+            stream(wire_object(metadata=meta))
+        ).metadata.metadata.owner_references
+        assert (decoded.controller, decoded.block_owner_deletion) == (flag, flag)
+
+    def test_a_field_of_an_owner(self) -> None:
+        error = self.owners_error([{"name": "a", "uid": 5}])
+        assert error.field == "metadata.ownerReferences[0].uid"
+        assert str(error).endswith("expected a string, got the number 5")
+
+    def test_an_owner_that_is_not_an_object(self) -> None:
+        error = self.owners_error([{"name": "a"}, "b"])
+        assert error.field == "metadata.ownerReferences[1]"
+        assert str(error).endswith("expected an object, got a string ('b')")
+
+    def test_owners_that_are_not_a_list(self) -> None:
+        error = self.owners_error({"name": "a"})
+        assert error.field == "metadata.ownerReferences"
+        assert str(error).endswith("expected an array, got an object")
+
+    def test_a_field_of_a_managed_fields_entry(self) -> None:
+        meta = {"name": "n", "managedFields": [{"manager": "m"}, {"operation": ["Apply"]}]}
+        error = decode_error(stream(wire_object(metadata=meta)))
+        assert error.field == "metadata.managedFields[1].operation"
+        assert str(error).endswith("expected a string, got an array")
