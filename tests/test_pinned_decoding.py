@@ -6,6 +6,8 @@ is checked for its type, the key facts of its message and its attributes.
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -15,6 +17,7 @@ import pytest
 
 from dra_metadata import (
     MetadataDecodeError,
+    NetworkDeviceData,
     NoCompatibleVersionError,
     NoMetadataError,
     decode_stream,
@@ -600,3 +603,210 @@ class TestNestedObjectMetadata:
         error = decode_error(stream(wire_object(metadata=meta)))
         assert error.field == "metadata.managedFields[1].operation"
         assert str(error).endswith("expected a string, got an array")
+
+
+def edited(edit: Callable[[dict[str, Any]], object]) -> dict[str, Any]:
+    """The upstream test object, changed in place by ``edit``."""
+    obj = wire_object()
+    edit(obj)
+    return obj
+
+
+def first_device(obj: dict[str, Any]) -> dict[str, Any]:
+    device: dict[str, Any] = obj["requests"][0]["devices"][0]
+    return device
+
+
+def meta_field(**fields: object) -> Callable[[dict[str, Any]], object]:
+    return lambda obj: obj.update(metadata={"name": "n", **fields})
+
+
+OUT_OF_RANGE = {"<2**63>": str(2**63), "<-2**63-1>": str(-(2**63) - 1)}
+
+WRONG_TYPES = [
+    # how the object is changed, the field at fault, what the message says of it
+    (lambda o: o.update(requests={"a": 1}), "requests", "expected an array, got an object"),
+    (lambda o: o["requests"].append(7), "requests[1]", "expected an object, got the number 7"),
+    (
+        lambda o: o["requests"][0].update(name=3),
+        "requests[0].name",
+        "expected a string, got the number 3",
+    ),
+    (
+        lambda o: o["requests"][0].update(devices="d"),
+        "requests[0].devices",
+        "expected an array, got a string ('d')",
+    ),
+    (
+        lambda o: o["requests"][0]["devices"].append(True),
+        "requests[0].devices[1]",
+        "expected an object, got true",
+    ),
+    (
+        lambda o: first_device(o).update(attributes=[1]),
+        "requests[0].devices[0].attributes",
+        "expected an object, got an array",
+    ),
+    (
+        lambda o: first_device(o).update(attributes={"a": 5}),
+        "requests[0].devices[0].attributes[a]",
+        "expected an object, got the number 5",
+    ),
+    (
+        lambda o: first_device(o).update(attributes={"a": {"int": "x"}}),
+        "requests[0].devices[0].attributes[a].int",
+        "expected an integer in the int64 range, got a string ('x')",
+    ),
+    (
+        lambda o: first_device(o).update(attributes={"a": {"bool": 0}}),
+        "requests[0].devices[0].attributes[a].bool",
+        "expected true or false, got the number 0",
+    ),
+    (
+        lambda o: first_device(o).update(attributes={"a": {"version": 1.5}}),
+        "requests[0].devices[0].attributes[a].version",
+        "expected a string, got the number 1.5",
+    ),
+    (
+        lambda o: first_device(o).update(attributes={"a": {"ints": [1, "x"]}}),
+        "requests[0].devices[0].attributes[a].ints[1]",
+        "expected an integer in the int64 range, got a string ('x')",
+    ),
+    (
+        lambda o: first_device(o).update(attributes={"a": {"strings": "s"}}),
+        "requests[0].devices[0].attributes[a].strings",
+        "expected an array, got a string ('s')",
+    ),
+    (
+        lambda o: first_device(o).update(networkData=[]),
+        "requests[0].devices[0].networkData",
+        "expected an object, got an array",
+    ),
+    (
+        lambda o: first_device(o).update(networkData={"interfaceName": 1}),
+        "requests[0].devices[0].networkData.interfaceName",
+        "expected a string, got the number 1",
+    ),
+    (
+        lambda o: first_device(o).update(networkData={"hardwareAddress": False}),
+        "requests[0].devices[0].networkData.hardwareAddress",
+        "expected a string, got false",
+    ),
+    (
+        lambda o: first_device(o).update(networkData={"ips": "10.0.0.1"}),
+        "requests[0].devices[0].networkData.ips",
+        "expected an array, got a string ('10.0.0.1')",
+    ),
+    (
+        lambda o: first_device(o).update(networkData={"ips": ["10.0.0.1", 5]}),
+        "requests[0].devices[0].networkData.ips[1]",
+        "expected a string, got the number 5",
+    ),
+    (lambda o: o.update(podClaimName=5), "podClaimName", "expected a string, got the number 5"),
+    (lambda o: o.update(metadata=[]), "metadata", "expected an object, got an array"),
+    (meta_field(labels=[]), "metadata.labels", "expected an object, got an array"),
+    (meta_field(labels={"a": 1}), "metadata.labels[a]", "expected a string, got the number 1"),
+    (
+        meta_field(annotations={"b": None, "c": []}),
+        "metadata.annotations[c]",
+        "expected a string, got an array",
+    ),
+    (meta_field(finalizers="f"), "metadata.finalizers", "expected an array, got a string ('f')"),
+    (
+        meta_field(finalizers=["f", 2]),
+        "metadata.finalizers[1]",
+        "expected a string, got the number 2",
+    ),
+    (
+        meta_field(deletionGracePeriodSeconds="30"),
+        "metadata.deletionGracePeriodSeconds",
+        "expected an integer in the int64 range, got a string ('30')",
+    ),
+    (
+        meta_field(generation="<2**63>"),
+        "metadata.generation",
+        f"expected an integer in the int64 range, got the number {2**63}",
+    ),
+    (
+        meta_field(creationTimestamp=5),
+        "metadata.creationTimestamp",
+        "expected an RFC 3339 time string, got the number 5",
+    ),
+    (
+        meta_field(deletionTimestamp="yesterday"),
+        "metadata.deletionTimestamp",
+        "expected an RFC 3339 time such as 2006-01-02T15:04:05Z, got a string ('yesterday')",
+    ),
+    (
+        meta_field(managedFields=[5]),
+        "metadata.managedFields[0]",
+        "expected an object, got the number 5",
+    ),
+    (
+        meta_field(managedFields=[{"time": True}]),
+        "metadata.managedFields[0].time",
+        "expected an RFC 3339 time string, got true",
+    ),
+]
+
+
+@pytest.mark.parametrize(("edit", "field", "problem"), WRONG_TYPES)
+def test_a_wrong_json_type_is_named_by_its_wire_path(
+    edit: Callable[[dict[str, Any]], object], field: str, problem: str
+) -> None:
+    data = stream(edited(edit))
+    for placeholder, number in OUT_OF_RANGE.items():  # numbers orjson cannot write
+        data = data.replace(f'"{placeholder}"'.encode(), number.encode())
+    error = decode_error(data)
+    assert error.field == field
+    assert error.api_version == V1ALPHA1
+    assert error.object_index == 1
+    assert str(error) == f"decode {V1ALPHA1}: object 1, field {field}: {problem}"
+
+
+def test_an_impossible_date_says_why() -> None:
+    error = decode_error(stream(edited(meta_field(creationTimestamp="2008-02-30T01:01:01Z"))))
+    assert error.field == "metadata.creationTimestamp"
+    assert "field metadata.creationTimestamp: expected a valid time (" in str(error)
+    assert str(error).endswith("got a string ('2008-02-30T01:01:01Z')")
+
+
+def test_below_the_int64_range() -> None:
+    # orjson reads -2**63 - 1 as a float: the message shows it so (-9.223372036854776e+18).
+    data = stream(edited(meta_field(generation="<-2**63-1>")))
+    error = decode_error(data.replace(b'"<-2**63-1>"', OUT_OF_RANGE["<-2**63-1>"].encode()))
+    assert error.field == "metadata.generation"
+    assert "field metadata.generation: expected an integer in the int64 range, got" in str(error)
+
+
+@pytest.mark.parametrize("value", [2**63 - 1, -(2**63), 0])
+def test_the_int64_range_is_inclusive(value: int) -> None:
+    meta = {"name": "n", "generation": value, "deletionGracePeriodSeconds": value}
+    decoded = decode_stream(stream(wire_object(metadata=meta))).metadata.metadata
+    assert (decoded.generation, decoded.deletion_grace_period_seconds) == (value, value)
+
+
+def test_null_elements_are_empty() -> None:
+    obj = wire_object()
+    obj["requests"].append(None)
+    obj["requests"][0]["devices"].append(None)
+    obj["requests"][0]["devices"][0]["networkData"] = {"ips": None, "interfaceName": None}
+    metadata = decode_stream(stream(obj)).metadata
+    assert [request.name for request in metadata.requests] == ["gpu", ""]
+    first, second = metadata.requests[0].devices
+    assert first.network_data == NetworkDeviceData()
+    assert (second.driver, second.pool, second.name, dict(second.attributes)) == ("", "", "", {})
+    assert second.network_data is None
+
+
+def test_times_are_utc_whatever_the_local_zone(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TZ", "America/New_York")
+    time.tzset()
+    try:
+        parsed = creation_timestamp("2008-01-01T01:01:01+02:00")
+    finally:
+        monkeypatch.undo()
+        time.tzset()
+    assert parsed == utc(2007, 12, 31, 23, 1, 1)
+    assert parsed is not None
+    assert parsed.tzinfo is timezone.utc
