@@ -12,8 +12,9 @@ an empty ``mutants/`` (mutmut would keep the verdicts of functions that did not 
 when the tests did), one module after the other so that each module's time is measured, under
 ``nice`` and with ``--jobs`` workers (default 2).
 
-A mutant that survives is either a gap in the tests or equivalent: a change no test can see.
-Equivalent mutants are listed in tools/mutation-equivalents.txt, one per line::
+A mutant that survives is either a gap in the tests or equivalent: a change no test can see
+(or code that runs at import, which mutmut never switches to the mutant). Equivalent mutants
+are listed in tools/mutation-equivalents.txt, one per line::
 
     <mutant name> <fingerprint> <why no test can tell it from the original>
 
