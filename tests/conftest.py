@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 import kube_harness
 from kube_harness import ApiServer
@@ -17,6 +18,15 @@ TESTS = Path(__file__).parent
 REPO = TESTS.parent
 UPSTREAM = TESTS / "data" / "upstream"
 SHARED_UPSTREAM = REPO.parent / "shared" / "fixtures" / "upstream"
+
+# Mutation testing (tools/mutation_score.py, --hypothesis-profile=mutation): the same examples in
+# every run, no example database, and pytest.main run several times in one process.
+settings.register_profile(
+    "mutation",
+    derandomize=True,
+    database=None,
+    suppress_health_check=[HealthCheck.differing_executors],
+)
 
 
 @pytest.fixture

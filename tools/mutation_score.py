@@ -1,0 +1,258 @@
+"""Mutation score of the modules that reading, decoding and waiting rest on (issue #18).
+
+    .venv/bin/python tools/mutation_score.py                  # every module: run, then score
+    .venv/bin/python tools/mutation_score.py _paths _read     # some of them
+    .venv/bin/python tools/mutation_score.py --report-only    # score the last run again
+    .venv/bin/python tools/mutation_score.py --fail-under 90  # exit 1 below 90 % in a module
+
+The modules are the ``only_mutate`` list of ``[tool.mutmut]`` in pyproject.toml, the tests the
+``pytest_add_cli_args_test_selection`` there. mutmut copies the package into ``mutants/`` and
+runs, for each mutant, the selected tests that call the mutated function. Each run starts from
+an empty ``mutants/`` (mutmut would keep the verdicts of functions that did not change, even
+when the tests did), one module after the other so that each module's time is measured, under
+``nice`` and with ``--jobs`` workers (default 2).
+
+A mutant that survives is either a gap in the tests or equivalent: a change no test can see
+(or code that runs at import, which mutmut never switches to the mutant). Equivalent mutants
+are listed in tools/mutation-equivalents.txt, one per line::
+
+    <mutant name> <fingerprint> <why no test can tell it from the original>
+
+The fingerprint is a hash of the mutant's diff (what ``mutmut show <name>`` prints, without its
+header lines), so an entry stops applying when the code around the mutation changes; a
+survivor's fingerprint is printed next to its name. The score of a module is the share of its
+mutants that the tests kill (a timeout or a crash counts as killed), equivalent ones left out.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+PROJECT = Path(__file__).resolve().parent.parent
+EQUIVALENTS = PROJECT / "tools" / "mutation-equivalents.txt"
+MUTANTS = PROJECT / "mutants"
+MUTANT_SEPARATOR = "__mutmut_"
+
+DETECTED = frozenset({"killed", "timeout", "segfault", "caught by type check"})
+UNDETECTED = frozenset({"survived", "no tests", "suspicious"})
+"""Every other status (not checked, skipped, interrupted) means the run did not finish."""
+
+
+@dataclass(frozen=True)
+class Equivalent:
+    mutant: str
+    fingerprint: str
+    reason: str
+    line: int
+
+    @property
+    def function(self) -> str:
+        return function_of(self.mutant)
+
+
+@dataclass
+class Module:
+    name: str
+    path: Path
+    seconds: float | None = None
+    statuses: dict[str, str] = field(default_factory=dict)
+    equivalent: dict[str, Equivalent] = field(default_factory=dict)
+    survivors: dict[str, str] = field(default_factory=dict)
+    """Undetected mutants that are not listed as equivalent, with their fingerprints."""
+
+    def count(self, statuses: frozenset[str]) -> int:
+        return sum(status in statuses for status in self.statuses.values())
+
+    @property
+    def score(self) -> float | None:
+        counted = len(self.statuses) - len(self.equivalent)
+        return None if counted <= 0 else 100 * self.count(DETECTED) / counted
+
+
+def function_of(mutant: str) -> str:
+    return mutant.partition(MUTANT_SEPARATOR)[0]
+
+
+def fingerprint(diff: str) -> str:
+    changed = [line for line in diff.splitlines() if not line.startswith(("---", "+++", "@@"))]
+    return hashlib.sha256("\n".join(changed).encode()).hexdigest()[:12]
+
+
+def load_equivalents(path: Path = EQUIVALENTS) -> list[Equivalent]:
+    """The entries of the equivalents file; raises ValueError naming a malformed line."""
+    entries = []
+    for number, text in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        line = text.strip()
+        if not line or line.startswith("#"):
+            continue
+        parts = line.split(maxsplit=2)
+        if len(parts) < 3 or MUTANT_SEPARATOR not in parts[0] or len(parts[1]) != 12:
+            raise ValueError(
+                f"{path}:{number}: expected '<mutant name> <12-digit fingerprint> <reason>', "
+                f"got {line!r}"
+            )
+        entries.append(Equivalent(parts[0], parts[1], parts[2], number))
+    return entries
+
+
+def configured_modules() -> list[Module]:
+    """The modules of ``only_mutate``, in its order (a pattern may name several files)."""
+    from mutmut.configuration import config  # noqa: PLC0415 - reads pyproject.toml in the cwd
+
+    modules: list[Module] = []
+    for pattern in config().only_mutate:
+        paths = sorted(Path().glob(pattern))
+        if not paths:
+            print(f"[tool.mutmut] only_mutate: {pattern!r} matches no file: not measured")
+        modules.extend(Module(".".join(path.with_suffix("").parts), path) for path in paths)
+    return modules
+
+
+def select(modules: list[Module], names: Sequence[str]) -> list[Module]:
+    if not names:
+        return modules
+    chosen = []
+    for name in names:
+        found = [m for m in modules if name in (m.name, m.name.rpartition(".")[2], str(m.path))]
+        if not found:
+            known = ", ".join(module.name for module in modules)
+            sys.exit(f"no module {name!r} in [tool.mutmut] only_mutate ({known})")
+        chosen.extend(found)
+    return chosen
+
+
+def run(module: Module, jobs: int) -> None:
+    log = MUTANTS / f"run-{module.name}.log"
+    command = [sys.executable, "-m", "mutmut", "run", "--max-children", str(jobs)]
+    if shutil.which("nice"):
+        command = ["nice", "-n", "10", *command]
+    print(f"{module.name}: running mutmut (log: {log.relative_to(PROJECT)})", flush=True)
+    start = time.monotonic()
+    with log.open("wb") as output:
+        result = subprocess.run(
+            [*command, f"{module.name}.*"],
+            stdout=output,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            check=False,
+        )
+    module.seconds = time.monotonic() - start
+    if result.returncode != 0:
+        tail = log.read_bytes()[-3000:].decode(errors="replace")
+        sys.exit(f"{tail}\nmutmut run failed for {module.name} (exit {result.returncode})")
+
+
+def load_results(module: Module) -> None:
+    from mutmut.stats import status_by_exit_code  # noqa: PLC0415 - mutmut's own verdicts
+
+    meta = MUTANTS / f"{module.path}.meta"
+    if not meta.is_file():
+        sys.exit(f"no results for {module.name} ({meta} is missing): run without --report-only")
+    codes = json.loads(meta.read_text(encoding="utf-8"))["exit_code_by_key"]
+    module.statuses = {name: status_by_exit_code[code] for name, code in codes.items()}
+
+
+def judge(module: Module, equivalents: list[Equivalent], used: set[Equivalent]) -> None:
+    """Sort the module's undetected mutants into equivalent ones and survivors."""
+    from mutmut.mutation.diff_apply import get_diff_for_mutant  # noqa: PLC0415
+
+    listed: dict[tuple[str, str], list[Equivalent]] = {}
+    for entry in equivalents:
+        if entry not in used:
+            listed.setdefault((entry.function, entry.fingerprint), []).append(entry)
+    for mutant, status in sorted(module.statuses.items()):
+        if status not in UNDETECTED:
+            continue
+        mark = fingerprint(get_diff_for_mutant(mutant, path=module.path))
+        candidates = listed.get((function_of(mutant), mark))
+        if candidates:  # the same change in the same function: one entry each
+            entry = candidates.pop(0)
+            used.add(entry)
+            module.equivalent[mutant] = entry
+        else:
+            module.survivors[mutant] = mark
+
+
+def summary(mutant: str, path: Path) -> str:
+    from mutmut.mutation.diff_apply import get_diff_for_mutant  # noqa: PLC0415
+
+    diff = get_diff_for_mutant(mutant, path=path)
+    changed = [
+        line
+        for line in diff.splitlines()
+        if line.startswith(("-", "+")) and not line.startswith(("---", "+++"))
+    ]
+    return " | ".join(" ".join(line.split()) for line in changed)
+
+
+def report(modules: list[Module], *, show: bool) -> None:
+    header = f"{'module':<28}{'mutants':>8}{'killed':>8}{'survived':>9}{'equiv.':>8}"
+    print(f"\n{header}{'score':>8}{'time':>9}")
+    for module in modules:
+        unfinished = len(module.statuses) - module.count(DETECTED | UNDETECTED)
+        score = "-" if module.score is None else f"{module.score:.1f}%"
+        seconds = "-" if module.seconds is None else f"{module.seconds:.0f} s"
+        print(
+            f"{module.name:<28}{len(module.statuses):>8}{module.count(DETECTED):>8}"
+            f"{len(module.survivors):>9}{len(module.equivalent):>8}{score:>8}{seconds:>9}"
+            + (f"  ({unfinished} not checked: the run did not finish)" if unfinished else "")
+        )
+    for module in modules:
+        if module.survivors:
+            print(f"\nSurvivors in {module.path} (`mutmut show NAME`; a test, or an equivalent):")
+        for mutant, mark in module.survivors.items():
+            print(f"  {mutant} {mark} [{module.statuses[mutant]}]")
+            if show:
+                print("    " + summary(mutant, module.path))
+
+
+def main(arguments: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.partition("\n")[0])
+    parser.add_argument("modules", nargs="*", help="_paths, dra_metadata._read, ... (default all)")
+    parser.add_argument("--jobs", type=int, default=2, help="mutmut workers (default 2)")
+    parser.add_argument("--report-only", action="store_true", help="score the last run")
+    parser.add_argument("--show", action="store_true", help="print the change of each survivor")
+    parser.add_argument("--fail-under", type=float, help="exit 1 if a module scores below this")
+    options = parser.parse_args(arguments)
+    os.chdir(PROJECT)
+    modules = select(configured_modules(), options.modules)
+    equivalents = load_equivalents()
+    if not options.report_only:
+        shutil.rmtree(MUTANTS, ignore_errors=True)
+        MUTANTS.mkdir()
+        for module in modules:
+            run(module, options.jobs)
+    used: set[Equivalent] = set()
+    for module in modules:
+        load_results(module)
+        judge(module, equivalents, used)
+    report(modules, show=options.show)
+    names = {module.name for module in modules}
+    stale = [
+        entry
+        for entry in equivalents
+        if entry not in used and function_of(entry.mutant).rpartition(".")[0] in names
+    ]
+    for entry in stale:
+        print(
+            f"{EQUIVALENTS.name}:{entry.line}: {entry.mutant} {entry.fingerprint} matches no "
+            "surviving mutant (the code changed, or a test kills it now): check it, then "
+            "update or delete the entry"
+        )
+    if options.fail_under is None:
+        return 0
+    return 1 if any((module.score or 0) < options.fail_under for module in modules) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
