@@ -278,7 +278,10 @@ class TestReadTemplateMetadataDriver:
         assert info.value.path == expected
         assert info.value.filename == str(expected)
         assert info.value.errno == errno.ENOENT
-        assert "a.example.com-metadata.json" in str(info.value)  # what the directory holds
+        assert str(info.value) == (  # which drivers have a file, and what to do
+            f"{expected}: driver b.example.com has no metadata file in {expected.parent}; "
+            "drivers with a file: a.example.com (leave out driver= to read them all)"
+        )
 
     def test_an_invalid_driver_name_is_refused(self, tmp_path: Path) -> None:
         with pytest.raises(InvalidNameError) as info:
@@ -325,8 +328,12 @@ class TestDirectoryReads:
         for driver, namespace in (("a", "ns-1"), ("b", "ns-1"), ("c", "ns-2")):
             meta = {"name": "c", "namespace": namespace, "uid": "u"}
             put(directory / metadata_file_name(driver), stream(wire_object(metadata=meta)))
+        # As Go's merge: it succeeds, the field they disagree on empty, each file's own kept.
+        merged = read_claim_metadata("c", "gpu", root=tmp_path)
+        assert (merged.name, merged.namespace, merged.uid) == ("c", "", "u")
+        assert [source.metadata.namespace for source in merged.sources] == ["ns-1", "ns-1", "ns-2"]
         with pytest.raises(MetadataConflictError) as info:
-            read_claim_metadata("c", "gpu", root=tmp_path)
+            read_claim_metadata("c", "gpu", root=tmp_path, validate=True)
         assert (info.value.field, info.value.values, info.value.path) == (
             "namespace",
             ("ns-1", "ns-2"),
@@ -334,7 +341,8 @@ class TestDirectoryReads:
         )
         assert str(info.value) == (
             f"{directory}: the metadata files disagree about the claim's namespace "
-            "(a-metadata.json: 'ns-1', b-metadata.json: 'ns-1', c-metadata.json: 'ns-2')"
+            "(a-metadata.json: 'ns-1', b-metadata.json: 'ns-1', c-metadata.json: 'ns-2'); "
+            "the merged namespace is empty and each file's own is in .sources"
         )
 
     def test_validation_names_the_file_or_the_directory(self, tmp_path: Path, kind: str) -> None:
@@ -533,7 +541,23 @@ def test_invalid_name_reasons(call: object, argument: str, value: object, reason
 
 def test_253_bytes_pass_and_254_do_not() -> None:
     assert resource_claim_request_dir("c", "g" * 253).name == "g" * 253
-    assert metadata_file_name("d" * 253) == "d" * 253 + "-metadata.json"
+    with pytest.raises(InvalidNameError) as info:
+        resource_claim_request_dir("c", "g" * 254)
+    assert info.value.reason == "is 254 bytes long, at most 253 allowed"
     with pytest.raises(InvalidNameError) as info:
         metadata_file_name("d" * 254)
     assert info.value.reason == "is 254 bytes long, at most 253 allowed"
+
+
+def test_a_driver_file_name_fits_in_255_bytes() -> None:
+    # A driver name of 253 bytes is a valid name, but its file name would not fit (NAME_MAX).
+    assert metadata_file_name("d" * 241) == "d" * 241 + "-metadata.json"
+    assert len(metadata_file_name("é" * 120 + "d").encode()) == 255
+    for driver, size in (("d" * 242, 256), ("d" * 253, 267), ("é" * 121, 256)):
+        with pytest.raises(InvalidNameError) as info:
+            metadata_file_name(driver)
+        assert (info.value.argument, info.value.value) == ("driver", driver)
+        assert info.value.reason == (
+            f"its file name {driver[:20]}...-metadata.json would be {size} bytes long, "
+            "at most 255 allowed (241 bytes of driver name)"
+        )
