@@ -74,32 +74,37 @@ def read_file(path: Path, *, max_size: int = DEFAULT_MAX_SIZE) -> tuple[bytes, o
         ) from None
     try:
         status = os.fstat(descriptor)
-        if not stat.S_ISREG(status.st_mode):
-            what = "a directory" if stat.S_ISDIR(status.st_mode) else "not a regular file"
-            raise MetadataReadError(
-                f"open metadata file: it is {what}",
-                path=path,
-                os_errno=errno.EISDIR if stat.S_ISDIR(status.st_mode) else None,
-            )
-        if status.st_size > max_size:
-            raise _too_large(path, max_size, status.st_size)
-        chunks: list[bytes] = []
-        total = 0
-        while True:
-            chunk = os.read(descriptor, max(status.st_size, 65536) if not chunks else 65536)
-            if not chunk:
-                break
-            chunks.append(chunk)
-            total += len(chunk)
-            if total > max_size:
-                raise _too_large(path, max_size, total)
+        if stat.S_ISREG(status.st_mode):
+            return _content(descriptor, path, status.st_size, max_size), status
     except OSError as error:
         raise MetadataReadError(
             f"read metadata file: {error.strerror}", path=path, os_errno=error.errno
         ) from None
     finally:
         os.close(descriptor)
-    return (chunks[0] if len(chunks) == 1 else b"".join(chunks)), status
+    directory = stat.S_ISDIR(status.st_mode)
+    raise MetadataReadError(
+        f"open metadata file: it is {'a directory' if directory else 'not a regular file'}",
+        path=path,
+        os_errno=errno.EISDIR if directory else None,
+    )
+
+
+def _content(descriptor: int, path: Path, size: int, max_size: int) -> bytes:
+    """The bytes of an open regular file whose status says ``size``, at most ``max_size``."""
+    if size > max_size:
+        raise _too_large(path, max_size, size)
+    chunks: list[bytes] = []
+    total = 0
+    while True:
+        chunk = os.read(descriptor, max(size, 65536) if not chunks else 65536)
+        if not chunk:
+            break
+        chunks.append(chunk)
+        total += len(chunk)
+        if total > max_size:
+            raise _too_large(path, max_size, total)
+    return chunks[0] if len(chunks) == 1 else b"".join(chunks)
 
 
 def _too_large(path: Path, limit: int, size: int) -> MetadataTooLargeError:
