@@ -222,15 +222,22 @@ class MetadataValidationError(DeviceMetadataError):
 class WaitTimeoutError(DeviceMetadataError, TimeoutError):
     """A wait ended before the metadata was ready (also a TimeoutError).
 
-    `.metadata` is the last metadata seen (or None) and `.reason` says why it was not ready.
+    `.metadata` is the last metadata seen (or None) and `.reason` says why it was not ready;
+    `.timeout` is the wait's timeout in seconds, None for a wait without one (stopped).
     """
 
     __module__ = "dra_metadata"
 
     def __init__(
-        self, reason: str, *, metadata: DeviceMetadata | None, path: Path | None, timeout: float
+        self,
+        reason: str,
+        *,
+        metadata: DeviceMetadata | None,
+        path: Path | None,
+        timeout: float | None,
     ) -> None:
-        DeviceMetadataError.__init__(self, f"not ready after {timeout:g} s: {reason}", path=path)
+        after = "" if timeout is None else f" after {timeout:g} s"
+        DeviceMetadataError.__init__(self, f"not ready{after}: {reason}", path=path)
         self.reason = reason
         self.metadata = metadata
         self.timeout = timeout

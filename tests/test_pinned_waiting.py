@@ -254,6 +254,8 @@ class TestStopEvent:
             lambda: wait_for_network_data("c", "nic", root=tmp_path, timeout=None, stop_event=stop)
         )
         assert error.reason == "stopped; generation 1, device a0 has no networkData"
+        assert error.timeout is None  # not "after 0 s": it had no timeout
+        assert str(error) == f"{error.path}: not ready: {error.reason}"
 
     def test_ready_metadata_is_returned_even_when_stopped(self, tmp_path: Path) -> None:
         publish(tmp_path, "a.example.com", [nic("a0", "a.example.com", "net1")])

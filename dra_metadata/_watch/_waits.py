@@ -86,7 +86,7 @@ def _wait_steps(
                 ("stopped; " if stopped else "") + reason,
                 metadata=metadata,
                 path=watcher.single_file or watcher.directory,
-                timeout=timeout if timeout is not None else 0.0,
+                timeout=timeout,
             )
         if progress is not None and now >= next_progress:
             progress(reason)

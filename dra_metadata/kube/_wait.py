@@ -153,7 +153,7 @@ class _Wait:
                             ("stopped; " if stopped else "") + full,
                             metadata=metadata,
                             path=None,
-                            timeout=self.timeout if self.timeout is not None else 0.0,
+                            timeout=self.timeout,
                         )
                     if self.progress is not None and time.monotonic() >= next_progress:
                         self.progress(full)
