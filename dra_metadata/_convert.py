@@ -59,6 +59,8 @@ def describe(value: object) -> str:
 
 
 def _fail(path: str, expected: str, value: object) -> NoReturn:
+    if type(value) is float:  # orjson's reading of a number: the message quotes it as written
+        raise NeedsExactPath
     raise WireTypeError(path, f"expected {expected}, got {describe(value)}")
 
 

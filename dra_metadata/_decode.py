@@ -8,8 +8,9 @@ Two paths lead there. The fast one parses each object with orjson, which gives w
 the JSON writers produce. The exact one (`_gojson`, `_unmarshal`) reproduces Go's
 encoding/json where orjson cannot: it is taken for an object orjson refuses (invalid UTF-8,
 escaped lone surrogates, numbers beyond a double, nesting deeper than 1024, syntax errors, whose
-messages it words as Go does) and for an object whose apiVersion or kind is spelled in another
-case, which needs every key in order. Either way, the work is proportional to the bytes read.
+messages it words as Go does), for an object whose apiVersion or kind is spelled in another
+case, which needs every key in order, and for a number in a field of another type, which the
+message quotes as written. Either way, the work is proportional to the bytes read.
 """
 
 from __future__ import annotations
@@ -460,11 +461,13 @@ def _skip_at_once(
         return None
     index += len(found)
     if found[-1] is None:  # an object that is not skipped: known, or fatal
-        skipped.extend(found[:-1])  # type: ignore[arg-type]
         value = objects[len(found) - 1]
         api_version = _object_api_version(value, index, path)
-        # A flat object holds no fieldsV1, the one thing orjson may not give exactly.
-        metadata = _decode_known(value, api_version, index, path)
+        try:
+            metadata = _decode_known(value, api_version, index, path)
+        except NeedsExactPath:  # a number in a field of another type: read one by one
+            return None
+        skipped.extend(found[:-1])  # type: ignore[arg-type]
         return _build_result(metadata, api_version, tuple(skipped), ())
     skipped.extend(found)  # type: ignore[arg-type]
     return end, index

@@ -772,12 +772,49 @@ def test_an_impossible_date_says_why() -> None:
     )
 
 
-def test_below_the_int64_range() -> None:
-    # orjson reads -2**63 - 1 as a float: the message shows it so (-9.223372036854776e+18).
-    data = stream(edited(meta_field(generation="<-2**63-1>")))
-    error = decode_error(data.replace(b'"<-2**63-1>"', OUT_OF_RANGE["<-2**63-1>"].encode()))
-    assert error.field == "metadata.generation"
-    assert "field metadata.generation: expected an integer in the int64 range, got" in str(error)
+@pytest.mark.parametrize(
+    ("placement", "field"),
+    [
+        (lambda o, n: o.update(metadata={"name": "x", "generation": n}), "metadata.generation"),
+        (lambda o, n: o.update(podClaimName=n), "podClaimName"),
+        (
+            lambda o, n: o["requests"][0]["devices"][0].update(name=n),
+            "requests[0].devices[0].name",
+        ),
+        (
+            lambda o, n: o["requests"][0]["devices"][0]["attributes"].update(a={"int": n}),
+            "requests[0].devices[0].attributes[a].int",
+        ),
+        (
+            lambda o, n: o["requests"][0]["devices"][0]["attributes"].update(a={"ints": [1, n]}),
+            "requests[0].devices[0].attributes[a].ints[1]",
+        ),
+    ],
+)
+@pytest.mark.parametrize("number", [str(-(2**63) - 1), str(2**64), "1.50", "2E3", "-0.0"])
+def test_a_number_is_quoted_as_written(
+    placement: Callable[[dict[str, Any], str], object], field: str, number: str
+) -> None:
+    # orjson reads these as floats (-9.223372036854776e+18, 2000.0); Go quotes the literal.
+    obj = wire_object()
+    placement(obj, "<number>")
+    data = stream(obj).replace(b'"<number>"', number.encode())
+    error = decode_error(data)
+    assert error.field == field
+    expected = "a string" if field in {"podClaimName", "requests[0].devices[0].name"} else None
+    problem = f"expected {expected or 'an integer in the int64 range'}, got the number {number}"
+    assert str(error) == f"decode {V1ALPHA1}: object 1, field {field}: {problem}"
+
+
+def test_a_number_is_quoted_as_written_after_a_run_of_small_objects() -> None:
+    # Nine skipped objects are read at once; the known one after them is flat.
+    skipped = b'{"apiVersion":"example.com/v1","kind":"K"}\n' * 12
+    known = f'{{"apiVersion":"{V1ALPHA1}","kind":"DeviceMetadata","podClaimName":1.50}}'
+    error = decode_error(skipped + known.encode())
+    assert (error.object_index, error.field) == (13, "podClaimName")
+    assert str(error) == (
+        f"decode {V1ALPHA1}: object 13, field podClaimName: expected a string, got the number 1.50"
+    )
 
 
 @pytest.mark.parametrize("value", [2**63 - 1, -(2**63), 0])
