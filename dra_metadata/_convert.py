@@ -64,10 +64,6 @@ def _fail(path: str, expected: str, value: object) -> NoReturn:
     raise WireTypeError(path, f"expected {expected}, got {describe(value)}")
 
 
-def _join(path: str, key: str) -> str:
-    return f"{path}.{key}" if path else key
-
-
 # Scalars. Each takes the value and the path of the field; None means "unset" (Go zero value).
 
 
@@ -97,16 +93,10 @@ def _optional_int64(value: object, path: str) -> int | None:
     return None if value is None else _int64(value, path)
 
 
-def _bool(value: object, path: str) -> bool:
-    if value is None:
-        return False
-    if value is True or value is False:
+def _optional_bool(value: object, path: str) -> bool | None:
+    if value is None or value is True or value is False:
         return value
     _fail(path, "true or false", value)
-
-
-def _optional_bool(value: object, path: str) -> bool | None:
-    return None if value is None else _bool(value, path)
 
 
 _GO_ZERO_TIME = datetime(1, 1, 1, tzinfo=timezone.utc)
@@ -260,7 +250,7 @@ def _from_table(
 ) -> _M:
     get = raw.get
     build = _BUILDERS[model]
-    return build(*[check(get(wire), _join(path, wire)) for wire, _, check in table])  # type: ignore[no-any-return]
+    return build(*[check(get(wire), f"{path}.{wire}") for wire, _, check in table])  # type: ignore[no-any-return]
 
 
 # The hot path: requests, devices, attributes, network data.
