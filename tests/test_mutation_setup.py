@@ -7,12 +7,15 @@ command fail or score the wrong thing.
 from __future__ import annotations
 
 import importlib.util
+import subprocess
 import sys
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 import pytest
+
+from dra_metadata import CONTAINER_DIR
 
 from conftest import REPO
 
@@ -94,3 +97,71 @@ def test_the_command_is_documented() -> None:
     assert "tools/mutation_score.py" in development
     assert "tools/mutation-equivalents.txt" in development
     assert "mutmut" not in (REPO / ".ci" / "run").read_text()
+
+
+def test_the_guarded_root_is_the_container_default(script: ModuleType) -> None:
+    assert Path(CONTAINER_DIR) == script.CONTAINER_ROOT
+
+
+def test_the_tmpfs_covers_the_deepest_existing_directory(
+    script: ModuleType, tmp_path: Path
+) -> None:
+    (tmp_path / "run").mkdir()
+    (tmp_path / "var").mkdir()
+    (tmp_path / "var" / "run").symlink_to(tmp_path / "run")
+    root = tmp_path / "var" / "run" / "kubernetes.io" / "dra-device-attributes"
+    assert script.guarded_directory(root) == tmp_path / "run"
+    assert script.first_missing(root) == tmp_path / "run" / "kubernetes.io"
+    (tmp_path / "run" / "kubernetes.io").mkdir()
+    assert script.guarded_directory(root) == tmp_path / "run" / "kubernetes.io"
+    assert script.first_missing(root) == tmp_path / "run" / "kubernetes.io" / root.name
+    (tmp_path / "run" / "kubernetes.io" / root.name).mkdir()
+    assert script.first_missing(root) is None
+
+
+def test_what_a_run_made_on_the_way_to_the_root_is_removed(
+    script: ModuleType, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    missing = tmp_path / "kubernetes.io"
+    script.check_container_root(missing)  # nothing made: nothing said
+    assert capsys.readouterr().out == ""
+    (missing / "dra-device-attributes" / "resourceclaims").mkdir(parents=True)
+    script.check_container_root(missing)
+    assert not missing.exists()
+    assert (
+        capsys.readouterr().out
+        == f"WARNING: the mutation run made {missing} on this machine: removed\n"
+    )
+    assert tmp_path.is_dir()
+
+
+def test_a_private_tmpfs_keeps_what_mutants_write_from_the_machine(
+    script: ModuleType, tmp_path: Path
+) -> None:
+    run = tmp_path / "run"
+    (run / "lock").mkdir(parents=True)
+    (run / "lock" / "kept").write_text("seen through the tmpfs")
+    original = tmp_path / "original"
+    original.mkdir()
+    prefix = script.private_namespace_prefix(run)
+    if isinstance(prefix, str):
+        pytest.skip(f"no private mount namespace on this machine: {prefix}")
+    code = f"""
+import importlib.util, sys
+from pathlib import Path
+spec = importlib.util.spec_from_file_location("mutation_score", {str(SCRIPT)!r})
+module = importlib.util.module_from_spec(spec)
+sys.modules["mutation_score"] = module
+spec.loader.exec_module(module)
+run = Path({str(run)!r})
+module.cover_with_tmpfs(run, Path({str(original)!r}))
+print((run / "lock" / "kept").read_text())
+(run / "kubernetes.io" / "dra-device-attributes").mkdir(parents=True)
+print(sorted(entry.name for entry in run.iterdir()))
+"""
+    result = subprocess.run(
+        [*prefix, sys.executable, "-c", code], capture_output=True, text=True, check=True
+    )
+    assert result.stdout.splitlines() == ["seen through the tmpfs", "['kubernetes.io', 'lock']"]
+    assert sorted(entry.name for entry in run.iterdir()) == ["lock"]  # outside: untouched
+    assert list(original.iterdir()) == []

@@ -12,6 +12,14 @@ an empty ``mutants/`` (mutmut would keep the verdicts of functions that did not 
 when the tests did), one module after the other so that each module's time is measured, under
 ``nice`` and with ``--jobs`` workers (default 2).
 
+Safety: a mutant can break the resolution of the root and make a test write to the container
+default root (/var/run/kubernetes.io/dra-device-attributes) of the machine. Where it can (as
+root, with ``unshare``), the script runs mutmut in a private mount namespace in which a private
+tmpfs covers the deepest existing directory on the way to that root (/run, where /var/run links
+to it; what it held stays reachable through symlinks), so nothing a mutant writes there is
+seen outside. Where it cannot, it says so, and it always checks after the run that no such
+directory was left behind (it removes one the run made).
+
 A mutant that survives is either a gap in the tests or equivalent: a change no test can see
 (or code that runs at import, which mutmut never switches to the mutant). Equivalent mutants
 are listed in tools/mutation-equivalents.txt, one per line::
@@ -33,12 +41,16 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 PROJECT = Path(__file__).resolve().parent.parent
+CONTAINER_ROOT = Path("/var/run/kubernetes.io/dra-device-attributes")
+"""dra_metadata._paths.CONTAINER_DIR, the root that a mutant may make a test write to (a test
+of this script checks that they agree)."""
 EQUIVALENTS = PROJECT / "tools" / "mutation-equivalents.txt"
 MUTANTS = PROJECT / "mutants"
 MUTANT_SEPARATOR = "__mutmut_"
@@ -216,6 +228,90 @@ def report(modules: list[Module], *, show: bool) -> None:
                 print("    " + summary(mutant, module.path))
 
 
+def guarded_directory(root: Path = CONTAINER_ROOT) -> Path:
+    """The directory the private tmpfs covers: the deepest existing one on the way to ``root``,
+    symlinks resolved (/run for /var/run/kubernetes.io/... where /var/run links to /run)."""
+    directory = Path(os.path.realpath(root))
+    while not directory.is_dir():
+        directory = directory.parent
+    return directory
+
+
+def first_missing(root: Path = CONTAINER_ROOT) -> Path | None:
+    """The first directory on the way to ``root`` (symlinks resolved) that does not exist."""
+    resolved = Path(os.path.realpath(root))
+    for directory in (*reversed(resolved.parents), resolved):
+        if not directory.exists():
+            return directory
+    return None
+
+
+def private_namespace_prefix(directory: Path) -> list[str] | str:
+    """The command prefix that runs a command in a private mount namespace, or why there is
+    none on this machine."""
+    unshare = shutil.which("unshare")
+    if directory == Path("/"):
+        return "nothing on the way to the container root exists but /, which a tmpfs cannot cover"
+    if os.geteuid() != 0:
+        return "not root: mounting a tmpfs needs root"
+    if unshare is None or shutil.which("mount") is None:
+        return "no unshare or mount command"
+    prefix = [unshare, "--mount", "--propagation", "private"]
+    probe = subprocess.run([*prefix, "true"], capture_output=True, text=True, check=False)
+    if probe.returncode != 0:
+        return f"unshare --mount failed: {probe.stderr.strip() or probe.returncode}"
+    return prefix
+
+
+def cover_with_tmpfs(directory: Path, original: Path) -> None:
+    """In the private mount namespace: a tmpfs over ``directory``, in which each of its entries
+    is a symlink to the entry itself, kept reachable at ``original`` (a bind mount)."""
+    mount = shutil.which("mount") or "/bin/mount"
+    device = directory.stat().st_dev
+    subprocess.run([mount, "--rbind", str(directory), str(original)], check=True)
+    tmpfs = ["-t", "tmpfs", "-o", "mode=0755", "dra-mutation-run", str(directory)]
+    subprocess.run([mount, *tmpfs], check=True)
+    if directory.stat().st_dev == device:
+        sys.exit(f"{directory} is not covered by the private tmpfs: refusing to run mutants")
+    for name in os.listdir(original):
+        (directory / name).symlink_to(original / name)
+
+
+def run_in_private_namespace(arguments: Sequence[str]) -> int | None:
+    """Run this script again in a private mount namespace; its exit status, or None (after
+    saying why) when this machine does not allow it."""
+    directory = guarded_directory()
+    prefix = private_namespace_prefix(directory)
+    if isinstance(prefix, str):
+        print(
+            f"WARNING: mutants run WITHOUT a private mount namespace ({prefix}): a mutant that "
+            f"breaks root resolution can make a test write to {CONTAINER_ROOT} on this machine",
+            flush=True,
+        )
+        return None
+    print(
+        f"Mutants run in a private mount namespace: a private tmpfs covers {directory} there, "
+        f"so no test can write to {CONTAINER_ROOT} on this machine",
+        flush=True,
+    )
+    original = Path(tempfile.mkdtemp(prefix="dra-mutation-original-"))
+    command = [sys.executable, str(Path(__file__).resolve()), *arguments]
+    try:
+        return subprocess.run(
+            [*prefix, *command, "--private-tmpfs", f"{directory}:{original}"], check=False
+        ).returncode
+    finally:
+        original.rmdir()  # the mount point of the namespace, gone with it
+
+
+def check_container_root(missing: Path | None) -> None:
+    """Remove what the run made on the way to the container root (``missing`` did not exist
+    before the run), saying so."""
+    if missing is not None and missing.exists():
+        print(f"WARNING: the mutation run made {missing} on this machine: removed")
+        shutil.rmtree(missing)
+
+
 def main(arguments: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.partition("\n")[0])
     parser.add_argument("modules", nargs="*", help="_paths, dra_metadata._read, ... (default all)")
@@ -223,10 +319,29 @@ def main(arguments: Sequence[str] | None = None) -> int:
     parser.add_argument("--report-only", action="store_true", help="score the last run")
     parser.add_argument("--show", action="store_true", help="print the change of each survivor")
     parser.add_argument("--fail-under", type=float, help="exit 1 if a module scores below this")
-    options = parser.parse_args(arguments)
+    parser.add_argument("--private-tmpfs", help=argparse.SUPPRESS)  # DIRECTORY:ORIGINAL
+    given = sys.argv[1:] if arguments is None else list(arguments)
+    options = parser.parse_args(given)
     os.chdir(PROJECT)
     modules = select(configured_modules(), options.modules)
     equivalents = load_equivalents()
+    if not options.report_only and options.private_tmpfs is None:
+        missing = first_missing()
+        try:
+            status = run_in_private_namespace(given)
+            if status is None:
+                status = score(modules, equivalents, options)
+        finally:
+            check_container_root(missing)
+        return status
+    if options.private_tmpfs is not None:
+        directory, _, original = options.private_tmpfs.partition(":")
+        cover_with_tmpfs(Path(directory), Path(original))
+    return score(modules, equivalents, options)
+
+
+def score(modules: list[Module], equivalents: list[Equivalent], options: argparse.Namespace) -> int:
+    """Run mutmut on each module (unless --report-only), then report the scores."""
     if not options.report_only:
         shutil.rmtree(MUTANTS, ignore_errors=True)
         MUTANTS.mkdir()
