@@ -135,7 +135,7 @@ def test_what_a_run_made_on_the_way_to_the_root_is_removed(
     assert tmp_path.is_dir()
 
 
-def test_a_private_tmpfs_keeps_what_mutants_write_from_the_machine(
+def test_a_read_only_tmpfs_keeps_mutants_from_writing_to_the_machine(
     script: ModuleType, tmp_path: Path
 ) -> None:
     run = tmp_path / "run"
@@ -147,7 +147,7 @@ def test_a_private_tmpfs_keeps_what_mutants_write_from_the_machine(
     if isinstance(prefix, str):
         pytest.skip(f"no private mount namespace on this machine: {prefix}")
     code = f"""
-import importlib.util, sys
+import errno, importlib.util, sys
 from pathlib import Path
 spec = importlib.util.spec_from_file_location("mutation_score", {str(SCRIPT)!r})
 module = importlib.util.module_from_spec(spec)
@@ -155,13 +155,18 @@ sys.modules["mutation_score"] = module
 spec.loader.exec_module(module)
 run = Path({str(run)!r})
 module.cover_with_tmpfs(run, Path({str(original)!r}))
+(run / "lock" / "written").write_text("through the symlink")
 print((run / "lock" / "kept").read_text())
-(run / "kubernetes.io" / "dra-device-attributes").mkdir(parents=True)
+try:
+    (run / "kubernetes.io").mkdir()
+except OSError as error:
+    print(errno.errorcode[error.errno])
 print(sorted(entry.name for entry in run.iterdir()))
 """
     result = subprocess.run(
         [*prefix, sys.executable, "-c", code], capture_output=True, text=True, check=True
     )
-    assert result.stdout.splitlines() == ["seen through the tmpfs", "['kubernetes.io', 'lock']"]
+    assert result.stdout.splitlines() == ["seen through the tmpfs", "EROFS", "['lock']"]
     assert sorted(entry.name for entry in run.iterdir()) == ["lock"]  # outside: untouched
+    assert (run / "lock" / "written").read_text() == "through the symlink"
     assert list(original.iterdir()) == []

@@ -14,11 +14,12 @@ when the tests did), one module after the other so that each module's time is me
 
 Safety: a mutant can break the resolution of the root and make a test write to the container
 default root (/var/run/kubernetes.io/dra-device-attributes) of the machine. Where it can (as
-root, with ``unshare``), the script runs mutmut in a private mount namespace in which a private
-tmpfs covers the deepest existing directory on the way to that root (/run, where /var/run links
-to it; what it held stays reachable through symlinks), so nothing a mutant writes there is
-seen outside. Where it cannot, it says so, and it always checks after the run that no such
-directory was left behind (it removes one the run made).
+root, with ``unshare``), the script runs mutmut in a private mount namespace in which a
+read-only tmpfs covers the deepest existing directory on the way to that root (/run, where
+/var/run links to it; what it held stays reachable, and writable, through symlinks): a test
+that a mutant makes write there fails (the mutant is killed) and leaves nothing behind for the
+tests of the next mutants to find. Where it cannot, it says so, and it always checks after the
+run that no such directory was left behind (it removes one the run made).
 
 A mutant that survives is either a gap in the tests or equivalent: a change no test can see
 (or code that runs at import, which mutmut never switches to the mutant). Equivalent mutants
@@ -264,17 +265,19 @@ def private_namespace_prefix(directory: Path) -> list[str] | str:
 
 
 def cover_with_tmpfs(directory: Path, original: Path) -> None:
-    """In the private mount namespace: a tmpfs over ``directory``, in which each of its entries
-    is a symlink to the entry itself, kept reachable at ``original`` (a bind mount)."""
+    """In the private mount namespace: a read-only tmpfs over ``directory``, in which each of
+    its entries is a symlink to the entry itself, kept reachable at ``original`` (a bind
+    mount)."""
     mount = shutil.which("mount") or "/bin/mount"
     device = directory.stat().st_dev
     subprocess.run([mount, "--rbind", str(directory), str(original)], check=True)
     tmpfs = ["-t", "tmpfs", "-o", "mode=0755", "dra-mutation-run", str(directory)]
     subprocess.run([mount, *tmpfs], check=True)
-    if directory.stat().st_dev == device:
-        sys.exit(f"{directory} is not covered by the private tmpfs: refusing to run mutants")
     for name in os.listdir(original):
         (directory / name).symlink_to(original / name)
+    subprocess.run([mount, "-o", "remount,ro", str(directory)], check=True)
+    if directory.stat().st_dev == device or not os.statvfs(directory).f_flag & os.ST_RDONLY:
+        sys.exit(f"{directory} is not covered by a read-only tmpfs: refusing to run mutants")
 
 
 def run_in_private_namespace(arguments: Sequence[str]) -> int | None:
@@ -290,7 +293,7 @@ def run_in_private_namespace(arguments: Sequence[str]) -> int | None:
         )
         return None
     print(
-        f"Mutants run in a private mount namespace: a private tmpfs covers {directory} there, "
+        f"Mutants run in a private mount namespace: a read-only tmpfs covers {directory} there, "
         f"so no test can write to {CONTAINER_ROOT} on this machine",
         flush=True,
     )
