@@ -7,8 +7,8 @@ is the wire dictionary the converter takes, holding what Go's structs hold after
 * keys match case-sensitively; unknown keys are skipped;
 * a key given twice is decoded into what the first produced: objects are merged, arrays are
   decoded element by element into the existing elements (including elements a shorter array
-  cut off earlier but that are still within the slice's capacity, as Go's reflect.Value.Grow
-  keeps them) and then cut; map entries and scalars are replaced;
+  cut off earlier: Go keeps them in the slice's backing array, which it grows only when it is
+  full, copying all of it) and then cut; map entries and scalars are replaced;
 * ``null`` sets map, slice and pointer fields to nil and leaves others as they are, except a
   non-pointer time, whose UnmarshalJSON resets it;
 * a type mismatch is remembered and decoding goes on (the first mismatch is reported), but a
@@ -19,7 +19,6 @@ is the wire dictionary the converter takes, holding what Go's structs hold after
 
 from __future__ import annotations
 
-from bisect import bisect_left
 from typing import Any
 
 from dra_metadata._convert import ExactJson, WireTypeError
@@ -201,7 +200,7 @@ class _Map(_Type):
 
 
 class _Slice:
-    """A Go slice: a backing array of `capacity` elements, of which the first `length` count."""
+    """A Go slice: its backing array, of which the first `length` elements count."""
 
     __slots__ = ("items", "length")
 
@@ -210,49 +209,9 @@ class _Slice:
         self.length = 0
 
 
-# Go's allocator size classes (internal/runtime/gc/sizeclasses.go), for slice capacities.
-_SIZE_CLASSES = (
-    8, 16, 24, 32, 48, 64, 80, 96, 112, 128, 144, 160, 176, 192, 208, 224, 240, 256, 288, 320,
-    352, 384, 416, 448, 480, 512, 576, 640, 704, 768, 896, 1024, 1152, 1280, 1408, 1536, 1792,
-    2048, 2304, 2688, 3072, 3200, 3456, 4096, 4864, 5376, 6144, 6528, 6784, 6912, 8192, 9472,
-    9728, 10240, 10880, 12288, 13568, 14336, 16384, 18432, 19072, 20480, 21760, 24576, 27264,
-    28672, 32768,
-)  # fmt: skip
-_MAX_SMALL_SIZE = 32768
-_MALLOC_HEADER_SIZE = 8
-_MIN_SIZE_FOR_MALLOC_HEADER = 512
-_PAGE_SIZE = 8192
-
-
-def _rounded_allocation(size: int, *, has_pointers: bool) -> int:
-    """runtime.roundupsize: the bytes an allocation of ``size`` really gets."""
-    if size <= _MAX_SMALL_SIZE - _MALLOC_HEADER_SIZE:
-        request = size
-        if has_pointers and request > _MIN_SIZE_FOR_MALLOC_HEADER:
-            request += _MALLOC_HEADER_SIZE
-        return _SIZE_CLASSES[bisect_left(_SIZE_CLASSES, request)] - (request - size)
-    return -(-size // _PAGE_SIZE) * _PAGE_SIZE
-
-
-def grown_capacity(capacity: int, element_size: int, *, has_pointers: bool) -> int:
-    """The capacity reflect.Value.Grow(1) gives a full slice of ``capacity`` elements."""
-    needed = capacity + 1
-    new_capacity = capacity * 2
-    if needed > new_capacity:
-        new_capacity = needed
-    elif capacity >= 256:
-        new_capacity = capacity
-        while new_capacity < needed:
-            new_capacity += (new_capacity + 3 * 256) >> 2
-    allocated = _rounded_allocation(new_capacity * element_size, has_pointers=has_pointers)
-    return allocated // element_size
-
-
 class _SliceOf(_Type):
-    def __init__(self, element: _Type, element_size: int, *, has_pointers: bool) -> None:
+    def __init__(self, element: _Type) -> None:
         self.element = element
-        self.element_size = element_size
-        self.has_pointers = has_pointers
 
     def decode(self, node: Any, current: Any, path: str, state: _Decoder) -> Any:
         if type(node) is list:
@@ -262,12 +221,8 @@ class _SliceOf(_Type):
             items = target.items
             element = self.element
             for index, value in enumerate(node):
-                if index >= len(items):
-                    capacity = grown_capacity(
-                        len(items), self.element_size, has_pointers=self.has_pointers
-                    )
-                    items.extend([None] * (capacity - len(items)))
-                target.length = max(target.length, index + 1)
+                if index == len(items):  # the backing array is full: Go grows it
+                    items.append(None)
                 items[index] = element.decode(value, items[index], f"{path}[{index}]", state)
             target.length = len(node)
             return target
@@ -288,25 +243,23 @@ def _string() -> _String:
     return _String(pointer=False)
 
 
-_STRING_SIZE = 16  # a Go string header: pointer and length
-
 _ATTRIBUTE = _Struct(
     {
         "int": _Int64(pointer=True),
         "bool": _Bool(pointer=True),
         "string": _String(pointer=True),
         "version": _String(pointer=True),
-        "ints": _SliceOf(_Int64(pointer=False), 8, has_pointers=False),
-        "bools": _SliceOf(_Bool(pointer=False), 1, has_pointers=False),
-        "strings": _SliceOf(_string(), _STRING_SIZE, has_pointers=True),
-        "versions": _SliceOf(_string(), _STRING_SIZE, has_pointers=True),
+        "ints": _SliceOf(_Int64(pointer=False)),
+        "bools": _SliceOf(_Bool(pointer=False)),
+        "strings": _SliceOf(_string()),
+        "versions": _SliceOf(_string()),
     },
     pointer=False,
 )
 _NETWORK_DATA = _Struct(
     {
         "interfaceName": _string(),
-        "ips": _SliceOf(_string(), _STRING_SIZE, has_pointers=True),
+        "ips": _SliceOf(_string()),
         "hardwareAddress": _string(),
     },
     pointer=True,
@@ -321,9 +274,7 @@ _DEVICE = _Struct(
     },
     pointer=False,
 )
-_REQUEST = _Struct(
-    {"name": _string(), "devices": _SliceOf(_DEVICE, 64, has_pointers=True)}, pointer=False
-)
+_REQUEST = _Struct({"name": _string(), "devices": _SliceOf(_DEVICE)}, pointer=False)
 _OWNER_REFERENCE = _Struct(
     {
         "apiVersion": _string(),
@@ -361,9 +312,9 @@ _OBJECT_META = _Struct(
         "deletionGracePeriodSeconds": _Int64(pointer=True),
         "labels": _Map(_string()),
         "annotations": _Map(_string()),
-        "ownerReferences": _SliceOf(_OWNER_REFERENCE, 80, has_pointers=True),
-        "finalizers": _SliceOf(_string(), _STRING_SIZE, has_pointers=True),
-        "managedFields": _SliceOf(_MANAGED_FIELDS_ENTRY, 96, has_pointers=True),
+        "ownerReferences": _SliceOf(_OWNER_REFERENCE),
+        "finalizers": _SliceOf(_string()),
+        "managedFields": _SliceOf(_MANAGED_FIELDS_ENTRY),
     },
     pointer=False,
 )
@@ -373,12 +324,11 @@ _DEVICE_METADATA = _Struct(
         "apiVersion": _string(),
         "metadata": _OBJECT_META,
         "podClaimName": _String(pointer=True),
-        "requests": _SliceOf(_REQUEST, 40, has_pointers=True),
+        "requests": _SliceOf(_REQUEST),
     },
     pointer=False,
 )
-"""v1alpha1 and v1beta1 DeviceMetadata (identical); the element sizes are those of the Go
-structs (e.g. a Device is three strings, a map and a pointer: 64 bytes)."""
+"""v1alpha1 and v1beta1 DeviceMetadata (identical)."""
 
 
 def unmarshal_device_metadata(pairs: Pairs) -> dict[str, Any]:
