@@ -557,3 +557,16 @@ def test_a_driver_file_name_fits_in_255_bytes() -> None:
             f"its file name {driver[:20]}...-metadata.json would be {size} bytes long, "
             "at most 255 allowed (241 bytes of driver name)"
         )
+
+
+def test_a_host_directory_name_fits_in_255_bytes() -> None:
+    from dra_metadata.writer import host_metadata_file_path  # noqa: PLC0415
+
+    path = host_metadata_file_path("/p", "n" * 127, "c" * 127, "gpu/high-memory")
+    assert path == Path("/p/dra-device-metadata") / f"{'n' * 127}_{'c' * 127}" / "gpu/metadata.json"
+    with pytest.raises(InvalidNameError) as info:
+        host_metadata_file_path("/p", "n" * 128, "c" * 127, "gpu")
+    assert (info.value.argument, info.value.value) == ("claim_name", "c" * 127)
+    assert info.value.reason == (
+        "the directory name <namespace>_<claim_name> would be 256 bytes long, at most 255 allowed"
+    )
