@@ -570,3 +570,42 @@ def test_a_host_directory_name_fits_in_255_bytes() -> None:
     assert info.value.reason == (
         "the directory name <namespace>_<claim_name> would be 256 bytes long, at most 255 allowed"
     )
+
+
+@pytest.mark.parametrize("driver", [None, "a.example.com"])
+def test_an_empty_file_is_being_written(tmp_path: Path, driver: str | None) -> None:
+    path = put(resource_claim_file_path("a.example.com", "c", "gpu", root=tmp_path), b"")
+    with pytest.raises(NoMetadataError) as info:
+        read_claim_metadata("c", "gpu", driver=driver, root=tmp_path)
+    assert info.value.path == path
+    assert str(info.value) == (
+        f"{path}: the metadata file is empty: the driver may be in the middle of writing it; "
+        "read it again shortly"
+    )
+
+
+def test_each_stale_file_is_warned_about_once(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    # Two files the driver replaced on the host, each still open here as a bind mount keeps
+    # it (a symlink to the open descriptor): one warning for each, not one for all.
+    descriptors = []
+    links = []
+    try:
+        for driver in ("a.example.com", "b.example.com"):
+            host = put(tmp_path / "host" / driver, devices_object(driver, f"{driver[0]}0"))
+            descriptors.append(os.open(host, os.O_RDONLY))
+            host.unlink()
+            link = resource_claim_file_path(driver, "c", "gpu", root=tmp_path)
+            link.parent.mkdir(parents=True, exist_ok=True)
+            link.symlink_to(f"/proc/self/fd/{descriptors[-1]}")
+            links.append(link)
+        for _ in range(2):
+            metadata = read_claim_metadata("c", "gpu", root=tmp_path)
+            assert [source.stale for source in metadata.sources] == [True, True]
+    finally:
+        for descriptor in descriptors:
+            os.close(descriptor)
+    assert [record.getMessage().partition(":")[0] for record in caplog.records] == [
+        str(link) for link in links
+    ]
