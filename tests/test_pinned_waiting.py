@@ -531,3 +531,28 @@ class TestProgress:
 
     def test_none_is_no_progress(self, tmp_path: Path) -> None:
         self.never_ready(tmp_path, timeout=0.1, progress=None, progress_interval=0.01)
+
+
+def test_a_wait_ready_in_a_stale_view_returns_it_marked(tmp_path: Path) -> None:
+    # a.example.com's file was replaced on the host (this view keeps the old inode, as a bind
+    # mount does); b.example.com's is current. Ready all the same: returned, a's source marked.
+    host = publish(tmp_path / "host", "a.example.com", [nic("a0", "a.example.com", "n")])
+    descriptor = os.open(host, os.O_RDONLY)
+    try:
+        host.unlink()
+        pinned = resource_claim_file_path("a.example.com", "c", "nic", root=tmp_path)
+        pinned.parent.mkdir(parents=True)
+        pinned.symlink_to(f"/proc/self/fd/{descriptor}")
+        current = publish(tmp_path, "b.example.com", [nic("b0", "b.example.com", "m")])
+        for wait in (
+            lambda: wait_for_network_data("c", "nic", root=tmp_path, timeout=LONG),
+            lambda: wait_for(lambda _: True, "c", "nic", root=tmp_path, timeout=LONG),
+        ):
+            metadata = wait()
+            assert [(source.path, source.stale) for source in metadata.sources] == [
+                (pinned, True),
+                (current, False),
+            ]
+            assert [device.name for device in metadata.devices] == ["a0", "b0"]
+    finally:
+        os.close(descriptor)
