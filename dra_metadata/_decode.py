@@ -510,8 +510,7 @@ def resolve_profile(validate: bool | Profile) -> Profile | None:
 
 
 def _as_bytes(data: object) -> bytes:
-    if type(data) is bytes:
-        return data
+    """The bytes of anything but bytes itself (decode_stream takes bytes as they are)."""
     if isinstance(data, str):
         # A str stands for the bytes it was decoded from: lone surrogates that "surrogateescape"
         # made of undecodable bytes become those bytes again (and then U+FFFD, as in Go).

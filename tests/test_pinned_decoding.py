@@ -14,6 +14,8 @@ from typing import Any
 
 import orjson
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from dra_metadata import (
     MetadataDecodeError,
@@ -23,6 +25,7 @@ from dra_metadata import (
     decode_stream,
     read_metadata_file,
 )
+from dra_metadata import _decode as decode_module
 
 from helpers import V1ALPHA1, V1BETA1, compact, stream, wire_object
 
@@ -848,3 +851,99 @@ def test_times_are_utc_whatever_the_local_zone(monkeypatch: pytest.MonkeyPatch) 
     assert parsed == utc(2007, 12, 31, 23, 1, 1)
     assert parsed is not None
     assert parsed.tzinfo is timezone.utc
+
+
+def outcome(data: bytes) -> tuple[Any, ...]:
+    """Everything a caller can see of a decode: the result, or the error and its attributes."""
+    try:
+        result = decode_stream(data)
+    except MetadataDecodeError as error:
+        return (
+            type(error).__name__,
+            str(error),
+            error.object_index,
+            error.api_version,
+            error.field,
+            error.truncated,
+            getattr(error, "unknown_versions", None),
+        )
+    return (result.metadata, result.api_version, result.skipped_versions)
+
+
+RUN_OBJECTS = [
+    b'{"kind":"K","apiVersion":"x/v1"}',
+    b'{"apiVersion":"x/v2","kind":"K"}',
+    b'{"kind":"K","apiVersion":"v1"}',
+    b'{"kind":"K","apiVersion":"/v3"}',
+    b'{"kind":"K","apiVersion":"a/b/c"}',
+    b'{"kind":"K","apiVersion":"x/"}',
+    b'{"kind":"K","apiVersion":""}',
+    b'{"kind":"K","apiVersion":"/"}',
+    b'{"kind":"K"}',
+    b'{"apiVersion":"x/v1"}',
+    b'{"kind":"","apiVersion":"x/v1"}',
+    b'{"kind":null,"apiVersion":"x/v1"}',
+    b'{"kind":7,"apiVersion":"x/v1"}',
+    b'{"kind":"K","apiVersion":7}',
+    b'{"kind":["K"],"apiVersion":"x/v1"}',
+    b'{"kind":"K","apiVersion":"x/v1","extra":1}',
+    b'{"kind":"K","apiVersion":"x/v1","s":"} {"}',
+    b'{"kind":"K","apiVersion":"x}{v1"}',
+    b'{"kind":"K{","apiVersion":"x/v1"}',
+    b'{"kind":"K","apiVersion":"x/v1","n":[1,{}]}',
+    b'{"kind":"K","apiVersion":"x/v1","o":{}}',
+    b'{"kind":"K","apiVersion":"x/v1","Kind":"Z"}',
+    b'{"KIND":"K","apiVersion":"x/v1"}',
+    b'{"kind":"K","apiVersion":"x/\xff"}',
+    b'{"kind":"K","apiVersion":"x/\\ud800"}',
+    b'{"kind":"K","apiVersion":"x/v1","kind":"L"}',
+    b'{"kind":"DeviceMetadata","apiVersion":"metadata.resource.k8s.io/v1beta1"}',
+    b'{"kind":"DeviceMetadata","apiVersion":"metadata.resource.k8s.io/v1alpha1","podClaimName":"p"}',
+    b'{"kind":"DeviceMetadata","apiVersion":"metadata.resource.k8s.io/v1alpha1","podClaimName":5}',
+    b'{"kind":"Other","apiVersion":"metadata.resource.k8s.io/v1alpha1"}',
+    b'{"kind":"DeviceMetadata","apiVersion":"metadata.resource.k8s.io/v1alpha1","requests":7}',
+    b'{"kind":"K","apiVersion":"x/v1"',
+    b"{}",
+    b"[]",
+    b"[1]",
+    b"5",
+    b'"s"',
+    b"null",
+]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.sampled_from(RUN_OBJECTS), min_size=1, max_size=30),
+    st.integers(0, 30),
+    st.sampled_from([b"", b"\n", b" ", b"\r\n", b"\t \n"]),
+    st.sampled_from([b"", b"\n", b"}", b"]", b"{ broken", b"\n\n"]),
+)
+def test_runs_of_small_objects_read_at_once_as_one_by_one(
+    objects: list[bytes], plain: int, separator: bytes, tail: bytes
+) -> None:
+    # After eight skipped objects the rest of a run of small objects is parsed in one go; what
+    # a caller sees must be exactly what reading them one by one gives.
+    data = separator.join([RUN_OBJECTS[0]] * plain + objects) + tail
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(decode_module, "_AT_ONCE_AFTER", -1)  # never at once
+        one_by_one = outcome(data)
+    assert outcome(data) == one_by_one
+
+
+class _Bytes(bytes):
+    pass
+
+
+@pytest.mark.parametrize("kind", [_Bytes, bytearray, memoryview])
+def test_bytes_like_data(kind: Callable[[bytes], object]) -> None:
+    data = stream(wire_object())
+    result = decode_stream(kind(data))  # type: ignore[arg-type]
+    assert result.metadata == decode_stream(data).metadata
+
+
+@pytest.mark.parametrize(("data", "name"), [(5, "int"), (None, "NoneType"), ([b"{}"], "list")])
+def test_data_of_another_type(data: object, name: str) -> None:
+    with pytest.raises(TypeError) as info:
+        decode_stream(data)  # type: ignore[arg-type]
+    assert str(info.value) == f"data must be bytes (or bytes-like) or str, not {name}"
