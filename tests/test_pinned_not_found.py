@@ -8,6 +8,7 @@ in the command's (which sets the wording the command's users read). Real trees u
 from __future__ import annotations
 
 import errno
+import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -339,3 +340,39 @@ class TestSubrequests:
     def test_every_request_is_the_one_asked_for(self, tmp_path: Path) -> None:
         metadata = self.read(tmp_path, "gpu/b", "gpu/b", "gpu/b")
         assert [request.name for request in metadata.requests] == ["gpu/b", "gpu/b"]
+
+
+def test_names_are_sorted_byte_wise(tmp_path: Path) -> None:
+    # A name that is not UTF-8 (U+DCFF for the byte ff, as os.fsdecode makes it) sorts after
+    # U+E000 as bytes, before it as code points.
+    claims = tmp_path / "resourceclaims"
+    claims.mkdir()
+    for name in (b"\xff", "\ue000".encode(), b"z"):
+        (claims / os.fsdecode(name)).mkdir()
+    error = not_found(lambda: read_claim_metadata("c", "r", root=tmp_path))
+    assert "(claims referenced by name: z, \ue000, \udcff); " in str(error)
+
+
+def test_ten_names_are_all_shown(tmp_path: Path) -> None:
+    names = [f"r{index}" for index in range(10)]
+    for name in names:
+        (tmp_path / "resourceclaims" / "c" / name).mkdir(parents=True)
+    error = not_found(lambda: read_claim_metadata("c", "x", root=tmp_path))
+    assert f"(its requests: {', '.join(names)}); " in str(error)
+
+
+def test_why_a_root_cannot_hold_metadata(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from dra_metadata._missing import describe_missing_root  # noqa: PLC0415 - the command's
+
+    assert describe_missing_root(tmp_path) is None
+    monkeypatch.setenv("DRA_METADATA_ROOT", str(tmp_path))
+    assert describe_missing_root(None) is None
+    absent = tmp_path / "absent"
+    monkeypatch.setenv("DRA_METADATA_ROOT", str(absent))
+    assert describe_missing_root(None) == (
+        f"the metadata root {absent} (from $DRA_METADATA_ROOT) does not exist: no DRA device "
+        "metadata is mounted here (no claim of this container has a driver that publishes "
+        "it); to read a tree elsewhere, pass root= or set DRA_METADATA_ROOT"
+    )
+    error = not_found(list_claims)
+    assert str(error) == f"{absent}: {describe_missing_root(None)}"
