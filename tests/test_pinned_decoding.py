@@ -947,3 +947,50 @@ def test_data_of_another_type(data: object, name: str) -> None:
     with pytest.raises(TypeError) as info:
         decode_stream(data)  # type: ignore[arg-type]
     assert str(info.value) == f"data must be bytes (or bytes-like) or str, not {name}"
+
+
+def test_exactly_ten_unknown_versions_are_all_named() -> None:
+    data = b"".join(b'{"kind":"K","apiVersion":"x/v%d"}' % index for index in range(10))
+    with pytest.raises(NoCompatibleVersionError) as info:
+        decode_stream(data)
+    versions = ", ".join(f"x/v{index}" for index in range(10))
+    assert str(info.value).startswith(
+        f"no compatible metadata version found in stream (unknown versions: {versions}); "
+    )
+
+
+SKIPPED_RUN = b'{"kind":"K","apiVersion":"x/v1"}\n' * 12
+WRONG_NUMBER = "expected a string, got the number 5"
+
+
+@pytest.mark.parametrize(
+    ("last", "message", "field"),
+    [
+        (b'{"apiVersion":"x/v1"}', 'decode x/v1: object 13 has no "kind"', None),
+        (b'{"apiVersion":"x/\xff"}', 'decode x/\ufffd: object 13 has no "kind"', None),
+        (
+            b'{"kind":"DeviceMetadata","apiVersion":"%s","podClaimName":5}' % V1ALPHA1.encode(),
+            f"decode {V1ALPHA1}: object 13, field podClaimName: {WRONG_NUMBER}",
+            "podClaimName",
+        ),
+    ],
+)
+def test_a_file_s_errors_name_it_after_a_run_of_small_objects(
+    tmp_path: Path, last: bytes, message: str, field: str | None
+) -> None:
+    path = tmp_path / "a-metadata.json"
+    path.write_bytes(SKIPPED_RUN + last)
+    with pytest.raises(MetadataDecodeError) as info:
+        read_metadata_file(path)
+    assert (info.value.path, info.value.object_index, info.value.field) == (path, 13, field)
+    assert str(info.value) == f"{path}: {message}"
+
+
+def test_a_known_object_after_a_run_of_small_objects(tmp_path: Path) -> None:
+    last = b'{"kind":"DeviceMetadata","apiVersion":"%s","podClaimName":"p"}' % V1ALPHA1.encode()
+    result = decode_stream(SKIPPED_RUN + last)
+    assert (result.api_version, result.skipped_versions) == (V1ALPHA1, ("x/v1",) * 12)
+    assert result.metadata.pod_claim_name == "p"
+    assert result.metadata.api_version == V1ALPHA1
+    assert result.errors == ()
+    assert decode_stream(SKIPPED_RUN + last, validate=True).errors == ()
