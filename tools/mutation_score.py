@@ -40,6 +40,7 @@ import hashlib
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -329,6 +330,7 @@ def main(arguments: Sequence[str] | None = None) -> int:
     modules = select(configured_modules(), options.modules)
     equivalents = load_equivalents()
     if not options.report_only and options.private_tmpfs is None:
+        signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # clean up when ended too
         missing = first_missing()
         try:
             status = run_in_private_namespace(given)
