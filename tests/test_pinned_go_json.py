@@ -219,6 +219,9 @@ def test_a_time_of_another_type(value: str, shown: str, path: str) -> None:
         (b'{"a":\n\t\r}', "invalid character '}' looking for beginning of value at byte 8"),
         (b'{"a":"x\x01"}', "invalid character '\\x01' in string literal at byte 7"),
         (b'{"a":"x\\n\x1f"}', "invalid character '\\x1f' in string literal at byte 9"),
+        (b'{"a":"x\n"}', "invalid character '\\n' in string literal at byte 7"),
+        (b'{"a":"x\r"}', "invalid character '\\r' in string literal at byte 7"),
+        (b'{"a":"\tx"}', "invalid character '\\t' in string literal at byte 6"),
         (b'{"a":"\\q"}', "invalid character 'q' in string escape code at byte 7"),
         (
             b'{"a":"\\u12g4"}',
