@@ -12,6 +12,7 @@ import json
 import multiprocessing
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import threading
@@ -373,14 +374,19 @@ class TestEnding:
             "except KeyboardInterrupt:\n"
             "    print('interrupted', flush=True)\n"
         )
+        # A child inheriting an ignored SIGINT (a job started in the background by a shell)
+        # keeps ignoring it and Python never raises KeyboardInterrupt: give it the default.
         with subprocess.Popen(
-            [sys.executable, "-c", code], stdout=subprocess.PIPE, text=True
+            [sys.executable, "-c", code],
+            stdout=subprocess.PIPE,
+            text=True,
+            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
         ) as process:
             assert process.stdout is not None
             assert process.stdout.readline() == "waiting\n"
             time.sleep(0.2)
             sent = time.monotonic()
-            process.send_signal(2)
+            process.send_signal(signal.SIGINT)
             assert process.stdout.readline() == "interrupted\n"
             assert time.monotonic() - sent < 10  # not the 60 s timeout
             assert process.wait(5) == 0
