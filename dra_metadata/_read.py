@@ -53,9 +53,10 @@ def _describe_missing(path: Path) -> str:
     return f"{path.name} does not exist; its directory {parent} holds: {names}"
 
 
-def read_file_bytes(path: Path, *, max_size: int = DEFAULT_MAX_SIZE) -> bytes:
-    """The whole content of a regular file, read with one open; typed errors for every failure."""
-    return read_file(path, max_size=max_size)[0]
+def read_file_bytes(path: Path) -> bytes:
+    """The whole content of a regular file (at most the default size cap), read with one open;
+    typed errors for every failure."""
+    return read_file(path)[0]
 
 
 def read_file(path: Path, *, max_size: int = DEFAULT_MAX_SIZE) -> tuple[bytes, os.stat_result]:
@@ -165,7 +166,7 @@ def _checked(
 ) -> DeviceMetadata:
     profile = resolve_profile(validate)
     if profile is not None:
-        conflict = identity_conflict(metadata, path) if len(metadata.sources) > 1 else None
+        conflict = identity_conflict(metadata, path)
         if conflict is not None:
             raise conflict
         from dra_metadata._validate import iter_source_errors  # noqa: PLC0415 - only when asked
@@ -227,7 +228,7 @@ def request_view(
         sources = tuple(
             replace(source, stale=True) if source.path in stale else source for source in sources
         )
-    metadata = merge_sources(sources, directory)
+    metadata = merge_sources(sources)
     if request_name is None:
         return metadata
     return select_request(metadata, request_name, path=directory)
@@ -238,10 +239,7 @@ _PER_FILE_FIELDS = frozenset({"generation", "managed_fields"})
 """ObjectMeta fields that describe one file, not the claim: only in `sources`."""
 
 
-def merge_sources(
-    sources: tuple[MetadataSource, ...],
-    directory: Path,  # noqa: ARG001 - the callers' signature; a merge no longer fails
-) -> DeviceMetadata:
+def merge_sources(sources: tuple[MetadataSource, ...]) -> DeviceMetadata:
     """Merge per-driver objects of one request directory, in the given (sorted) order.
 
     As upstream: ``pod_claim_name`` is the first one set; requests are matched by exact name and
@@ -352,7 +350,7 @@ def read_metadata(
         if driver is None:
             raise  # listed, then gone: the file's own error says so
         raise not_found() from None
-    metadata = _checked(merge_sources(sources, directory), validate, where)
+    metadata = _checked(merge_sources(sources), validate, where)
     return select_request(metadata, request_name, path=directory)
 
 
