@@ -532,6 +532,19 @@ class TestProgress:
     def test_none_is_no_progress(self, tmp_path: Path) -> None:
         self.never_ready(tmp_path, timeout=0.1, progress=None, progress_interval=0.01)
 
+    @pytest.mark.parametrize("interval", [0, 0.0, -1.0, float("nan")])
+    def test_an_interval_that_is_not_positive_is_refused_at_the_call(
+        self, tmp_path: Path, interval: float
+    ) -> None:
+        publish(tmp_path, "a.example.com", [nic("a0", "a.example.com")])
+        started = time.monotonic()
+        with pytest.raises(ValueError) as info:
+            wait_until(
+                lambda _: None, "c", "nic", root=tmp_path, timeout=60, progress_interval=interval
+            )
+        assert str(info.value) == f"progress_interval must be positive, not {interval!r}"
+        assert time.monotonic() - started < 30  # refused, not waited for
+
 
 def test_a_wait_ready_in_a_stale_view_returns_it_marked(tmp_path: Path) -> None:
     # a.example.com's file was replaced on the host (this view keeps the old inode, as a bind
