@@ -7,6 +7,8 @@ from typing import Any
 
 import orjson
 
+from dra_metadata import MetadataDecodeError, decode_stream
+
 V1ALPHA1 = "metadata.resource.k8s.io/v1alpha1"
 V1BETA1 = "metadata.resource.k8s.io/v1beta1"
 
@@ -46,3 +48,20 @@ def compact(obj: Any) -> bytes:
 
 def stream(*objects: Any) -> bytes:
     return b"".join(compact(obj) for obj in objects)
+
+
+def outcome(data: bytes) -> tuple[Any, ...]:
+    """Everything a caller can see of a decode: the result, or the error and its attributes."""
+    try:
+        result = decode_stream(data)
+    except MetadataDecodeError as error:
+        return (
+            type(error).__name__,
+            str(error),
+            error.object_index,
+            error.api_version,
+            error.field,
+            error.truncated,
+            getattr(error, "unknown_versions", None),
+        )
+    return (result.metadata, result.api_version, result.skipped_versions)

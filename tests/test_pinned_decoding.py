@@ -27,7 +27,7 @@ from dra_metadata import (
 )
 from dra_metadata import _decode as decode_module
 
-from helpers import V1ALPHA1, V1BETA1, compact, stream, wire_object
+from helpers import V1ALPHA1, V1BETA1, compact, outcome, stream, wire_object
 
 TRUNCATED_HINT = "(the stream is truncated: the file may be in the middle of being written)"
 
@@ -853,23 +853,6 @@ def test_times_are_utc_whatever_the_local_zone(monkeypatch: pytest.MonkeyPatch) 
     assert parsed.tzinfo is timezone.utc
 
 
-def outcome(data: bytes) -> tuple[Any, ...]:
-    """Everything a caller can see of a decode: the result, or the error and its attributes."""
-    try:
-        result = decode_stream(data)
-    except MetadataDecodeError as error:
-        return (
-            type(error).__name__,
-            str(error),
-            error.object_index,
-            error.api_version,
-            error.field,
-            error.truncated,
-            getattr(error, "unknown_versions", None),
-        )
-    return (result.metadata, result.api_version, result.skipped_versions)
-
-
 RUN_OBJECTS = [
     b'{"kind":"K","apiVersion":"x/v1"}',
     b'{"apiVersion":"x/v2","kind":"K"}',
@@ -961,6 +944,12 @@ def test_exactly_ten_unknown_versions_are_all_named() -> None:
 
 SKIPPED_RUN = b'{"kind":"K","apiVersion":"x/v1"}\n' * 12
 WRONG_NUMBER = "expected a string, got the number 5"
+WHERE_IN_THE_RUN = [
+    pytest.param(b"", id="last"),
+    pytest.param(b"\n" + SKIPPED_RUN[: len(SKIPPED_RUN) // 2], id="inside the run"),
+]
+"""What follows the object after the run: nothing (it is read alone) or more of the run (it is
+read with the run, at once)."""
 
 
 @pytest.mark.parametrize(
@@ -975,22 +964,24 @@ WRONG_NUMBER = "expected a string, got the number 5"
         ),
     ],
 )
+@pytest.mark.parametrize("after", WHERE_IN_THE_RUN)
 def test_a_file_s_errors_name_it_after_a_run_of_small_objects(
-    tmp_path: Path, last: bytes, message: str, field: str | None
+    tmp_path: Path, last: bytes, message: str, field: str | None, after: bytes
 ) -> None:
     path = tmp_path / "a-metadata.json"
-    path.write_bytes(SKIPPED_RUN + last)
+    path.write_bytes(SKIPPED_RUN + last + after)
     with pytest.raises(MetadataDecodeError) as info:
         read_metadata_file(path)
     assert (info.value.path, info.value.object_index, info.value.field) == (path, 13, field)
     assert str(info.value) == f"{path}: {message}"
 
 
-def test_a_known_object_after_a_run_of_small_objects(tmp_path: Path) -> None:
+@pytest.mark.parametrize("after", WHERE_IN_THE_RUN)
+def test_a_known_object_after_a_run_of_small_objects(after: bytes) -> None:
     last = b'{"kind":"DeviceMetadata","apiVersion":"%s","podClaimName":"p"}' % V1ALPHA1.encode()
-    result = decode_stream(SKIPPED_RUN + last)
+    result = decode_stream(SKIPPED_RUN + last + after)
     assert (result.api_version, result.skipped_versions) == (V1ALPHA1, ("x/v1",) * 12)
     assert result.metadata.pod_claim_name == "p"
     assert result.metadata.api_version == V1ALPHA1
     assert result.errors == ()
-    assert decode_stream(SKIPPED_RUN + last, validate=True).errors == ()
+    assert decode_stream(SKIPPED_RUN + last + after, validate=True).errors == ()

@@ -1,0 +1,399 @@
+"""Which way the decoder goes (issue #10), pinned where mutation testing found it unwatched.
+
+Issue #10 requires that the realistic stream stay on a fast path, that the exact, slower path be
+taken only when the input needs it, and that a run of many small objects cost about one orjson
+call. A result cannot show which way it was reached, so these tests watch the decoder's seams:
+each orjson parse it makes (what it parsed, and whether that succeeded) and the calls of the
+functions of its slower ways, and check them along with the result.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import orjson
+import pytest
+
+from dra_metadata import (
+    MetadataDecodeError,
+    NoCompatibleVersionError,
+    decode_stream,
+    read_metadata_file,
+)
+from dra_metadata import _decode as decode_module
+from dra_metadata.writer import encode_stream
+
+from helpers import V1ALPHA1, V1BETA1, compact, outcome, stream, wire_object
+
+REPO = Path(__file__).resolve().parent.parent
+V1 = "metadata.resource.k8s.io/v1"
+
+WATCHED = (
+    "_read_value_exactly",  # the exact parser, from where an object starts
+    "_has_type_meta_in_another_case",  # the case-insensitive search for apiVersion and kind
+    "_object_api_version",  # the general classification of an object
+    "_read_object",  # reading one object (one by one)
+    "_parse_run",  # reading a run of small objects at once
+    "_skipped_prefix_of_any_objects",  # the check of a run of objects with other members
+    "_go_text",  # Go's replacements in a run that orjson refuses
+    "_as_bytes",  # converting data that is not bytes
+    "resolve_profile",  # the validate= option
+)
+WHITESPACE = "_WHITESPACE.match"
+"""The search for whitespace before an object (counted in DecoderWatch.calls)."""
+
+
+class DecoderWatch:
+    """What the decoder did: each orjson parse, as (input, succeeded), and how often each
+    function of ``WATCHED`` and the search for whitespace were called."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.parses: list[tuple[Any, bool]] = []
+        self.calls: Counter[str] = Counter()
+        loads = orjson.loads
+
+        def watched_loads(data: Any) -> Any:
+            try:
+                value = loads(data)
+            except orjson.JSONDecodeError:
+                self.parses.append((data, False))
+                raise
+            self.parses.append((data, True))
+            return value
+
+        namespace = SimpleNamespace(loads=watched_loads, JSONDecodeError=orjson.JSONDecodeError)
+        monkeypatch.setattr(decode_module, "orjson", namespace)
+        for name in WATCHED:
+            monkeypatch.setattr(decode_module, name, self._counted(name))
+        pattern = decode_module._WHITESPACE
+        counted_match = self._counted(WHITESPACE, pattern.match)
+        monkeypatch.setattr(decode_module, "_WHITESPACE", SimpleNamespace(match=counted_match))
+
+    def _counted(self, name: str, function: Callable[..., Any] | None = None) -> Callable[..., Any]:
+        function = function or getattr(decode_module, name)
+
+        def counted(*arguments: Any, **options: Any) -> Any:
+            self.calls[name] += 1
+            return function(*arguments, **options)
+
+        return counted
+
+    @property
+    def parsed(self) -> list[bytes]:
+        """What each successful parse parsed, without the whitespace around it."""
+        return [data.strip() for data, succeeded in self.parses if succeeded]
+
+    @property
+    def failed_parses(self) -> int:
+        return sum(not succeeded for _, succeeded in self.parses)
+
+
+@pytest.fixture
+def watch(monkeypatch: pytest.MonkeyPatch) -> DecoderWatch:
+    return DecoderWatch(monkeypatch)
+
+
+# What writers write: each object read is parsed once, alone, and nothing slower is taken.
+
+
+def large_wire_object(*, devices: int = 16, boundary_in_a_string: bool = False) -> dict[str, Any]:
+    """The upstream test object with many devices (several KiB, larger than any guess window).
+
+    With ``boundary_in_a_string``, its last device has a string that looks like the boundary of
+    two objects: beyond the first KiB, where the end of a small first object is looked for.
+    """
+    obj = wire_object()
+    template = obj["requests"][0]["devices"][0]
+    obj["requests"][0]["devices"] = [
+        {
+            **copy.deepcopy(template),
+            "name": f"gpu-{index}",
+            "attributes": {
+                "model": {"string": "LATEST-GPU-MODEL"},
+                "index": {"int": index},
+                "nvlink": {"bool": True},
+                "driverVersion": {"version": "580.65.6"},
+            },
+        }
+        for index in range(devices)
+    ]
+    if boundary_in_a_string:
+        config = {"string": '{"a": 1} {"b": 2}'}
+        obj["requests"][0]["devices"][-1]["attributes"]["config"] = config
+    return obj
+
+
+def written(obj: dict[str, Any], versions: tuple[str, ...] = (V1BETA1, V1ALPHA1)) -> bytes:
+    """``obj`` as the writer writes it, one object per version."""
+    return encode_stream(decode_stream(compact(obj)).metadata, versions=versions)
+
+
+def first_object(data: bytes) -> bytes:
+    end = data.find(b"}\n{")
+    return (data if end == -1 else data[: end + 1]).strip()
+
+
+def file_cases() -> list[Any]:
+    files = sorted((REPO / "examples" / "tree").rglob("*.json"))
+    files += sorted((REPO / "tests" / "data" / "upstream").rglob("metadata.json"))
+    return [
+        pytest.param(path.read_bytes(), id=str(path.relative_to(REPO).parent)) for path in files
+    ]
+
+
+@pytest.mark.parametrize("data", file_cases())
+def test_the_files_of_the_examples_and_of_upstream(watch: DecoderWatch, data: bytes) -> None:
+    result = decode_stream(data)
+    assert result.skipped_versions == ()
+    assert watch.parsed == [first_object(data)]
+    assert watch.failed_parses == 0
+    assert sum(watch.calls.values()) == watch.calls["_read_object"] == 1
+
+
+def streams_of_writers() -> list[Any]:
+    small = b'{"kind":"K","apiVersion":"x/v1"}'
+    tiny_known = b'{"kind":"DeviceMetadata","apiVersion":"%s"}' % V1ALPHA1.encode()
+    large = large_wire_object()
+
+    def newer() -> list[bytes]:
+        v1 = written(large, (V1BETA1,)).replace(V1BETA1.encode(), V1.encode(), 1)
+        return [v1, written(large)]
+
+    return [
+        pytest.param(lambda: [stream(wire_object())], id="the upstream object"),
+        pytest.param(lambda: [stream(wire_object(V1BETA1), wire_object())], id="two small"),
+        pytest.param(lambda: [written(large_wire_object(), (V1ALPHA1,))], id="one version"),
+        pytest.param(lambda: [written(large_wire_object())], id="two versions"),
+        pytest.param(
+            lambda: [written(large_wire_object(boundary_in_a_string=True), (V1ALPHA1,))],
+            id="one version, a string like a boundary",
+        ),
+        pytest.param(
+            lambda: [written(large_wire_object(boundary_in_a_string=True))],
+            id="two versions, a string like a boundary",
+        ),
+        pytest.param(newer, id="a newer writer's three versions"),
+        pytest.param(lambda: [b"\n" * 100, written(large_wire_object())], id="after blank lines"),
+        pytest.param(lambda: [small, b"\n", written(large, (V1ALPHA1,))], id="a small one first"),
+        pytest.param(lambda: [small, written(large, (V1ALPHA1,))], id="back to back"),
+        pytest.param(lambda: [small, b"\n", small, b"\n", tiny_known], id="three small"),
+        pytest.param(lambda: [small, small, tiny_known], id="three small back to back"),
+    ]
+
+
+@pytest.mark.parametrize("build", streams_of_writers())
+def test_each_object_read_is_parsed_once_alone(
+    monkeypatch: pytest.MonkeyPatch, build: Callable[[], list[bytes]]
+) -> None:
+    # The writer's copies of one object in several versions differ only in their apiVersion:
+    # the decoder finds where the first ends by that, then parses it alone, once (issue #10
+    # measures it against orjson parsing just that object).
+    parts = build()
+    data = b"".join(parts)
+    watch = DecoderWatch(monkeypatch)
+    result = decode_stream(data)
+    objects = [first_object(part) for part in parts if part.strip()]
+    read = objects[: len(result.skipped_versions) + 1]
+    assert result.api_version in {V1BETA1, V1ALPHA1}
+    assert watch.parsed == read
+    assert watch.failed_parses == 0
+    assert watch.calls["_read_object"] == len(read)
+    assert watch.calls["_object_api_version"] == len(result.skipped_versions)
+    assert watch.calls["_read_value_exactly"] == watch.calls["_has_type_meta_in_another_case"] == 0
+    assert watch.calls["_as_bytes"] == watch.calls["resolve_profile"] == 0
+
+
+@pytest.mark.parametrize(
+    "after",
+    [
+        pytest.param(b"\n\x00\x00\x00\x00", id="NUL bytes"),
+        pytest.param(b"]", id="a bracket"),
+        pytest.param(b"\nnot JSON", id="text"),
+    ],
+)
+def test_what_follows_the_object_is_never_read(
+    monkeypatch: pytest.MonkeyPatch, after: bytes
+) -> None:
+    # Go's reader stops after the first object of a known version, whatever follows. The object
+    # is found by the offset where orjson reports more content; it holds characters of several
+    # bytes, which orjson counts as one.
+    obj = large_wire_object()
+    obj["metadata"]["name"] = "réseau-µ"
+    alone = written(obj, (V1ALPHA1,))
+    watch = DecoderWatch(monkeypatch)
+    assert decode_stream(alone + after).metadata.name == "réseau-µ"
+    assert watch.parsed == [alone.strip()]
+    assert watch.failed_parses <= 1  # the whole stream, which shows where the object ends
+    assert watch.calls["_read_value_exactly"] == 0
+
+
+def test_a_large_object_first_after_blank_lines(monkeypatch: pytest.MonkeyPatch) -> None:
+    other = orjson.dumps({"kind": "Widget", "apiVersion": "example.com/v1", "data": "x" * 4000})
+    known = written(large_wire_object())
+    watch = DecoderWatch(monkeypatch)
+    assert decode_stream(b"\n\n" + other + b"\n" + known).skipped_versions == ("example.com/v1",)
+    assert watch.parsed == [other, first_object(known)]
+    assert watch.failed_parses <= 1
+    assert watch.calls["_read_value_exactly"] == 0
+
+
+# What needs the exact path takes it, and gets Go's result.
+
+
+def test_invalid_utf8_takes_the_exact_path(watch: DecoderWatch) -> None:
+    data = compact(wire_object()).replace(b'"my-claim"', b'"my-\xffclaim"')
+    assert decode_stream(data).metadata.name == "my-\ufffdclaim"
+    assert watch.calls["_read_value_exactly"] == 1
+
+
+def test_a_key_in_another_case_takes_the_exact_path(watch: DecoderWatch) -> None:
+    obj = wire_object()
+    obj["KIND"] = "Widget"  # the last key that matches "kind" wins, as in Go
+    with pytest.raises(MetadataDecodeError) as info:
+        decode_stream(compact(obj))
+    assert str(info.value) == (
+        f'decode {V1ALPHA1}: object 1 has kind "Widget"; '
+        "the only kind of this version is DeviceMetadata"
+    )
+    assert watch.calls["_has_type_meta_in_another_case"] == 1
+    assert watch.calls["_read_value_exactly"] == 1
+
+
+def test_a_number_in_a_field_of_another_type_takes_the_exact_path(
+    watch: DecoderWatch, tmp_path: Path
+) -> None:
+    path = tmp_path / "gpu.example.com-metadata.json"
+    path.write_bytes(compact(wire_object(podClaimName=0)).replace(b":0", b":1.50e3"))
+    with pytest.raises(MetadataDecodeError) as info:
+        read_metadata_file(path)
+    assert (info.value.path, info.value.object_index, info.value.field) == (path, 1, "podClaimName")
+    assert str(info.value) == (
+        f"{path}: decode {V1ALPHA1}: object 1, field podClaimName: "
+        "expected a string, got the number 1.50e3"
+    )
+    assert watch.calls["_read_value_exactly"] == 1
+
+
+# Runs of small objects: read at once, with the result of reading them one by one.
+
+SMALL = b'{"kind":"K","apiVersion":"x/v1"}'
+
+
+def one_by_one(data: bytes) -> tuple[Any, ...]:
+    """The outcome of reading each object alone."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(decode_module, "_AT_ONCE_AFTER", -1)
+        return outcome(data)
+
+
+def run_of(objects: list[bytes], separator: bytes = b"\n", count: int = 200) -> bytes:
+    return separator.join(objects[index % len(objects)] for index in range(count))
+
+
+RUNS = [
+    pytest.param(run_of([SMALL]), True, id="the usual run"),
+    pytest.param(run_of([SMALL], b""), True, id="back to back"),
+    pytest.param(run_of([SMALL], b" \r\n\t"), True, id="any whitespace between"),
+    pytest.param(run_of([SMALL]) + b"\n" + compact(wire_object()), True, id="then a known one"),
+    pytest.param(run_of([SMALL, b'{"apiVersion":"y/v2","kind":"L"}']), True, id="two kinds"),
+    pytest.param(run_of([b'{"kind":"K","apiVersion":"/v1"}']), True, id="normalized versions"),
+    pytest.param(run_of([b'{"kind":"K","apiVersion":"x/v1","n":1}']), False, id="more members"),
+    pytest.param(
+        run_of([SMALL] * 20 + [b'{"kind":"K","apiVersion":"x/v\xff"}']), True, id="invalid UTF-8"
+    ),
+    pytest.param(
+        run_of([SMALL] * 20 + [b'{"kind":"K","apiVersion":"x/\\udc00"}']),
+        True,
+        id="a lone surrogate",
+    ),
+]
+
+
+@pytest.mark.parametrize(("data", "only_type_fields"), RUNS)
+def test_a_run_of_small_objects_is_read_at_once(
+    monkeypatch: pytest.MonkeyPatch, data: bytes, only_type_fields: bool
+) -> None:
+    expected = one_by_one(data)
+    watch = DecoderWatch(monkeypatch)
+    assert outcome(data) == expected
+    assert watch.calls["_read_object"] <= 10  # eight, then the last alone: not 200
+    assert watch.calls["_parse_run"] == 1
+    assert watch.calls["_read_value_exactly"] == 0
+    if only_type_fields:  # checked by their few distinct values, not object by object
+        assert watch.calls["_skipped_prefix_of_any_objects"] == 0
+    assert watch.calls["_go_text"] == (b"\xff" in data or b"\\udc00" in data)
+
+
+def test_skipped_versions_of_a_run_are_normalized() -> None:
+    with pytest.raises(NoCompatibleVersionError) as info:
+        decode_stream(run_of([b'{"kind":"K","apiVersion":"/v1"}'], count=30))
+    assert info.value.unknown_versions == ("v1",) * 30
+
+
+def test_a_run_that_cannot_be_read_at_once_is_tried_once(watch: DecoderWatch) -> None:
+    # A string with both braces might hold a separator that was replaced: such a run is read
+    # one by one, in linear time; trying at once again after each object would be quadratic.
+    data = run_of([b'{"kind":"K","apiVersion":"x/{v1}"}'])
+    with pytest.raises(NoCompatibleVersionError) as info:
+        decode_stream(data)
+    assert info.value.unknown_versions == ("x/{v1}",) * 200
+    assert watch.calls["_parse_run"] == 1
+    assert watch.calls["_read_value_exactly"] == 0
+
+
+def test_a_separator_inside_a_string_next_to_a_comma() -> None:
+    # Made an array, "}{" inside the string becomes "},{" and the comma between the objects
+    # looks like the one put there: the count of the objects agrees, yet Go fails at the comma.
+    data = SMALL * 8 + b'{"kind":"K","apiVersion":"x}{v1"},' + SMALL + SMALL
+    seen = outcome(data)
+    assert seen == one_by_one(data)
+    assert seen[0] == "MetadataDecodeError"
+    assert seen[2] == 10  # the object index
+    assert "invalid character ','" in seen[1]
+
+
+def padded(size: int) -> bytes:
+    """A small object of an unknown version, exactly ``size`` bytes long."""
+    obj = b'{"kind":"K","apiVersion":"x/v1","pad":""}'
+    return obj[:-2] + b"x" * (size - len(obj)) + obj[-2:]
+
+
+@pytest.mark.parametrize(
+    ("data", "at_once"),
+    [
+        pytest.param(padded(1024) * 8 + SMALL * 100, True, id="eight objects of 1 KiB"),
+        pytest.param(padded(1025) + padded(1024) * 7 + SMALL * 100, False, id="more than 8 KiB"),
+        pytest.param(SMALL * 9, False, id="nine objects: the ninth is the last"),
+        pytest.param(SMALL * 8 + b"5" + SMALL * 100, False, id="a number after eight"),
+    ],
+)
+def test_when_a_run_is_read_at_once(
+    monkeypatch: pytest.MonkeyPatch, data: bytes, at_once: bool
+) -> None:
+    # After eight skipped objects of 1 KiB or less on average, the objects from the ninth up to
+    # the last one are parsed together; the last, and a ninth that is not an object, are read
+    # alone.
+    expected = one_by_one(data)
+    watch = DecoderWatch(monkeypatch)
+    assert outcome(data) == expected
+    assert watch.calls["_parse_run"] == at_once
+
+
+# The hint for a byte order mark, wherever it is.
+
+
+def test_a_byte_order_mark_before_a_later_object() -> None:
+    data = SMALL + b"\n\xef\xbb\xbf" + compact(wire_object())
+    with pytest.raises(MetadataDecodeError) as info:
+        decode_stream(data)
+    assert info.value.object_index == 2
+    assert str(info.value) == (
+        "read metadata object from stream: object 2: invalid character 'ï' looking for "
+        f"beginning of value at byte {len(SMALL) + 1} "
+        "(a UTF-8 byte order mark, which JSON does not allow)"
+    )
