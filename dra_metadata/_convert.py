@@ -75,12 +75,6 @@ def _str(value: object, path: str) -> str:
     _fail(path, "a string", value)
 
 
-def _optional_str(value: object, path: str) -> str | None:
-    if value is None or type(value) is str:
-        return value
-    _fail(path, "a string", value)
-
-
 def _int64(value: object, path: str) -> int:
     if value is None:
         return 0
