@@ -387,7 +387,8 @@ def _layout(names: list[str], repeats: int) -> _Layout:
     """The layout of ``repeats`` runs of attributes with these member names; KeyError for an
     unknown name."""
     look_up = _tuple_getter(names)
-    types = look_up(_MEMBER_TYPES) * repeats
+    member_types = look_up(_MEMBER_TYPES)
+    types = member_types * repeats
     ints = _positions(map(is_, types, repeat(int)))
     lists_of = (
         tuple(
@@ -395,7 +396,7 @@ def _layout(names: list[str], repeats: int) -> _Layout:
             for kind, lists in _LIST_NAMES.items()
             if not lists.isdisjoint(names)
         )
-        if list in types  # the usual attributes hold scalars only: no list names to look for
+        if list in member_types  # the usual attributes hold scalars only: no list names to find
         else ()
     )
     return _Layout(names * repeats, types, _tuple_getter(ints) if ints else None, lists_of)
