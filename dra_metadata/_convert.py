@@ -7,7 +7,7 @@ field by its wire path. Attribute maps are checked in bulk and their values buil
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable
 from datetime import datetime, timezone
 from itertools import chain, compress, count, repeat
 from operator import is_, itemgetter
@@ -306,8 +306,9 @@ def _check_attribute_maps(maps: _AttributeQueue) -> bool:
     the precise path, which also names the culprit.
     """
     first = maps[0][0]
+    values: Collection[Any]
     if len(maps) == 1:
-        values = list(first.values())
+        values = first.values()
     else:
         values = list(_chain([entry[0].values() for entry in maps]))
     first_name = next(iter(first))
@@ -332,7 +333,7 @@ def _check_attribute_maps(maps: _AttributeQueue) -> bool:
     return True
 
 
-def _members_as_laid_out(values: list[Any], layout: _Layout) -> list[Any] | None:
+def _members_as_laid_out(values: Collection[Any], layout: _Layout) -> list[Any] | None:
     """The member of each attribute if the attributes have the layout, each exactly one
     member of the type its name calls for; else None."""
     if len(values) != len(layout.names):
@@ -349,7 +350,7 @@ def _members_as_laid_out(values: list[Any], layout: _Layout) -> list[Any] | None
 _member_of = dict.__getitem__
 
 
-def _derive_layout(maps: _AttributeQueue, values: list[Any]) -> tuple[_Layout, list[Any]]:
+def _derive_layout(maps: _AttributeQueue, values: Collection[Any]) -> tuple[_Layout, list[Any]]:
     """The layout of the attributes and their members: the first device's repeated, if every
     device has it, else that of all attributes together; raises KeyError or TypeError unless
     every attribute is an object with exactly one member of the type its name calls for."""
@@ -380,18 +381,19 @@ def _layout(names: list[str], repeats: int) -> _Layout:
     """The layout of ``repeats`` runs of attributes with these member names; KeyError for an
     unknown name."""
     look_up = _tuple_getter(names)
-    types = look_up(_MEMBER_TYPES) * repeats
+    member_types = look_up(_MEMBER_TYPES)
+    types = member_types * repeats
     ints = _positions(map(is_, types, repeat(int)))
-    return _Layout(
-        names * repeats,
-        types,
-        _tuple_getter(ints) if ints else None,
+    lists_of = (
         tuple(
             (kind, _tuple_getter(_positions(look_up(_IS_LIST_OF[kind]) * repeats)))
             for kind, lists in _LIST_NAMES.items()
             if not lists.isdisjoint(names)
-        ),
+        )
+        if list in member_types  # the usual attributes hold scalars only: no list names to find
+        else ()
     )
+    return _Layout(names * repeats, types, _tuple_getter(ints) if ints else None, lists_of)
 
 
 def _positions(chosen: Iterable[bool]) -> list[int]:
