@@ -392,10 +392,19 @@ class TestWait:
     def test_signals_end_it_at_once(
         self, tree: MetadataTree, sent: signal.Signals, code: int
     ) -> None:
+        # A command started with SIGINT ignored (a job a shell runs in the background) rightly
+        # keeps ignoring it: exec it with the default disposition, as a terminal would.
+        with_default_sigint = (
+            "import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); "
+            "os.execv(sys.argv[1], sys.argv[1:])"
+        )
+        command = [COMMAND, "--root", str(tree.root), "wait", "c", "r"]
         with subprocess.Popen(
-            [COMMAND, "--root", str(tree.root), "wait", "c", "r"], stderr=subprocess.PIPE, text=True
+            [sys.executable, "-c", with_default_sigint, *command],
+            stderr=subprocess.PIPE,
+            text=True,
         ) as process:
-            time.sleep(0.5)  # started and waiting
+            time.sleep(1.0)  # started (two interpreters) and waiting
             start = time.monotonic()
             process.send_signal(sent)
             assert process.wait(5) == code
