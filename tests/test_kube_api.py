@@ -471,11 +471,14 @@ def test_ctrl_c_in_a_sync_wait_where_an_event_loop_runs(
     # (asyncio.run would turn Ctrl-C into a cancellation that blocking code never sees.)
     before = open_descriptors()
     loop = asyncio.new_event_loop()
+    # Python's own handler, also when the suite runs as a background job (SIGINT ignored).
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
         with pytest.raises(KeyboardInterrupt):
             loop.run_until_complete(blocking_wait())
     finally:
         loop.close()
+        signal.signal(signal.SIGINT, previous)
     assert time.monotonic() - interrupted[0] < 10  # at once, not at the timeout
     assert open_descriptors() == before
 
