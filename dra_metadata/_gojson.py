@@ -125,13 +125,15 @@ def _invalid(data: bytes, offset: int, context: str) -> GoSyntaxError:
 
 
 def _string_error(data: bytes, start: int) -> GoSyntaxError:
-    """Where and why the string that opens at ``start`` is invalid."""
+    """Where and why the string that opens at ``start`` is invalid.
+
+    The error comes before any closing quote (else the token pattern would have matched the
+    string), and the digits of a valid \\u escape are bytes like any other.
+    """
     position = start + 1
     size = len(data)
     while position < size:
         byte = data[position]
-        if byte == 0x22:
-            break
         if byte < 0x20:
             return _invalid(data, position, "in string literal")
         if byte == 0x5C:
@@ -139,7 +141,6 @@ def _string_error(data: bytes, start: int) -> GoSyntaxError:
             error = _escape_error(data, position)
             if error is not None:
                 return error
-            position += 4 if data[position] == 0x75 else 0
         position += 1
     return _invalid(data, size, "")
 
@@ -165,8 +166,10 @@ def _number_error(data: bytes, start: int) -> GoSyntaxError:
         position += 1
         if position >= len(data) or not 0x30 <= data[position] <= 0x39:
             return _invalid(data, position, "in numeric literal")
+    # Here the number is followed by the '.', 'e' or 'E' the caller saw: digits never run to
+    # the end of the data (a '-' and a digit start a number the token pattern matches).
     if data[position] != 0x30:
-        while position < len(data) and 0x30 <= data[position] <= 0x39:
+        while 0x30 <= data[position] <= 0x39:
             position += 1
     else:
         position += 1
@@ -174,7 +177,7 @@ def _number_error(data: bytes, start: int) -> GoSyntaxError:
         position += 1
         if position >= len(data) or not 0x30 <= data[position] <= 0x39:
             return _invalid(data, position, "after decimal point in numeric literal")
-        while position < len(data) and 0x30 <= data[position] <= 0x39:
+        while 0x30 <= data[position] <= 0x39:
             position += 1
     # The malformation is in the exponent (the caller saw an 'e' or 'E' cut short).
     position += 1
@@ -191,16 +194,14 @@ def _is_cut_short(text: str, following: bytes) -> bool:
 
 
 def _literal_error(data: bytes, start: int) -> GoSyntaxError:
+    """Where the literal at ``start`` departs from its word (the token pattern refused it, so
+    it does so, or the data ends, before the word is complete)."""
     word = {0x74: b"true", 0x66: b"false", 0x6E: b"null"}[data[start]]
-    for index in range(1, len(word)):
-        position = start + index
-        if position >= len(data):
-            return _invalid(data, position, "")
-        if data[position] != word[index]:
-            expected = chr(word[index])
-            literal = word.decode()
-            return _invalid(data, position, f"in literal {literal} (expecting '{expected}')")
-    return _invalid(data, start + len(word), "")  # not reached
+    index = 1
+    while start + index < len(data) and data[start + index] == word[index]:
+        index += 1
+    expecting = f"in literal {word.decode()} (expecting '{chr(word[index])}')"
+    return _invalid(data, start + index, expecting)
 
 
 def _token_error(data: bytes, position: int, state: int) -> GoSyntaxError:
@@ -211,7 +212,7 @@ def _token_error(data: bytes, position: int, state: int) -> GoSyntaxError:
     if byte == 0x22 and state in {_VALUE, _VALUE_OR_END, _KEY, _KEY_OR_END}:
         return _string_error(data, position)
     if state in {_VALUE, _VALUE_OR_END}:
-        if byte == 0x2D or 0x30 <= byte <= 0x39:
+        if byte == 0x2D:  # a digit always starts a number the token pattern matches
             return _number_error(data, position)
         if byte in b"tfn":
             return _literal_error(data, position)

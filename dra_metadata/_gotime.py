@@ -103,7 +103,7 @@ def _zone_offset(text: bytes, position: int) -> int:
 
 def parse_rfc3339(value: str) -> datetime:
     """The instant ``value`` denotes, in UTC; raises TimeFormatError where Go's parser fails."""
-    text = value.encode("utf-8", "surrogatepass")
+    text = value.encode()  # a decoded JSON string: Go made any lone surrogate U+FFFD
     year, month, day = _date(text)
     hour, minute, second, nanoseconds, position = _clock(text, 11)
     offset = _zone_offset(text, position)

@@ -35,9 +35,7 @@ def describe_node(node: object) -> str:
         return "an array"
     if type(node) is Number:
         return f"the number {node}"
-    if node is None:
-        return "null"
-    if node is True or node is False:
+    if node is True or node is False:  # never null: every type takes null
         return "true" if node else "false"
     shown = node if len(node) <= 40 else node[:37] + "..."  # type: ignore[arg-type, index]
     return f"a string ({shown!r})"

@@ -228,8 +228,24 @@ def test_a_time_of_another_type(value: str, shown: str, path: str) -> None:
             "invalid character 'g' in \\u hexadecimal character escape at byte 10",
         ),
         (b'{"a":"\\u1234\\x"}', "invalid character 'x' in string escape code at byte 13"),
+        (
+            b'{"a":"\\ug123"}',
+            "invalid character 'g' in \\u hexadecimal character escape at byte 8",
+        ),
+        (
+            b'{"a":"\\u12X4"}',
+            "invalid character 'X' in \\u hexadecimal character escape at byte 10",
+        ),
+        (b'{"a":"\\uabcd\\uABCD\\q"}', "invalid character 'q' in string escape code at byte 19"),
+        (b'{"a":"\\X"}', "invalid character 'X' in string escape code at byte 7"),
+        (b'{"a":"x y\x01"}', "invalid character '\\x01' in string literal at byte 9"),
+        (b'{"a":\n"x\x01"}', "invalid character '\\x01' in string literal at byte 8"),
         (b'{"a":-x}', "invalid character 'x' in numeric literal at byte 6"),
         (b'{"a":-}', "invalid character '}' in numeric literal at byte 6"),
+        (b'{"a":-:}', "invalid character ':' in numeric literal at byte 6"),
+        (b'{"a":-9.}', "invalid character '}' after decimal point in numeric literal at byte 8"),
+        (b'{"a":109.x}', "invalid character 'x' after decimal point in numeric literal at byte 9"),
+        (b'{"a":1.:}', "invalid character ':' after decimal point in numeric literal at byte 7"),
         (b'{"a":1.x}', "invalid character 'x' after decimal point in numeric literal at byte 7"),
         (b'{"a":12.}', "invalid character '}' after decimal point in numeric literal at byte 8"),
         (b'{"a":1ex}', "invalid character 'x' in exponent of numeric literal at byte 7"),
@@ -237,10 +253,13 @@ def test_a_time_of_another_type(value: str, shown: str, path: str) -> None:
         (b'{"a":1E-x}', "invalid character 'x' in exponent of numeric literal at byte 8"),
         (b'{"a":1.5e}', "invalid character '}' in exponent of numeric literal at byte 9"),
         (b'{"a":-0.5E}', "invalid character '}' in exponent of numeric literal at byte 10"),
+        (b'{"a":1.0e}', "invalid character '}' in exponent of numeric literal at byte 9"),
+        (b'{"a":1.9e}', "invalid character '}' in exponent of numeric literal at byte 9"),
         (b'{"a":01}', "invalid character '1' after object key:value pair at byte 6"),
         (b'{"a":-01}', "invalid character '1' after object key:value pair at byte 7"),
         (b'{"a":1.5.3}', "invalid character '.' after object key:value pair at byte 8"),
         (b'{"a":1e5e}', "invalid character 'e' after object key:value pair at byte 8"),
+        (b'{"a":1E5.0}', "invalid character '.' after object key:value pair at byte 8"),
         (b'{"a":[1.5E3.0]}', "invalid character '.' after array element at byte 11"),
         (b'{"a":tru}', "invalid character '}' in literal true (expecting 'e') at byte 8"),
         (b'{"a":txue}', "invalid character 'x' in literal true (expecting 'r') at byte 6"),
@@ -256,7 +275,10 @@ def test_a_time_of_another_type(value: str, shown: str, path: str) -> None:
         (b'{"a":\\}', "invalid character '\\\\' looking for beginning of value at byte 5"),
         (b'{"a":\x00}', "invalid character '\\x00' looking for beginning of value at byte 5"),
         (b'{"a":\x7f}', "invalid character '\\x7f' looking for beginning of value at byte 5"),
+        (b'{"a":\x80}', "invalid character '\\u0080' looking for beginning of value at byte 5"),
         (b'{"a":\x85}', "invalid character '\\u0085' looking for beginning of value at byte 5"),
+        (b'{"a":#}', "invalid character '#' looking for beginning of value at byte 5"),
+        (b'{"a":X}', "invalid character 'X' looking for beginning of value at byte 5"),
         (b'{"a":\xff}', "invalid character '\xff' looking for beginning of value at byte 5"),
         (b'{"a":\x07}', "invalid character '\\a' looking for beginning of value at byte 5"),
         (b'{"a":\x08}', "invalid character '\\b' looking for beginning of value at byte 5"),
@@ -402,6 +424,7 @@ def _leaves(value: Any) -> list[Any]:
         ("\\udfff\\ud800", "\ufffd\ufffd"),
         ("\\ud800\\u0041", "\ufffdA"),
         ("\\uDBFF\\uDFFF", "\U0010ffff"),
+        ("\\ud7ff\\ue000\\uE000", "\ud7ff\ue000\ue000"),
         ("a\\u0000b", "a\x00b"),
         ("\\\\u0041", "\\u0041"),
     ],
@@ -423,3 +446,26 @@ def test_string_escapes(escaped: str, text: str, path: str) -> None:
 def test_invalid_utf8_in_strings(raw: bytes, text: str) -> None:
     data = known(b'"metadata":{"name":"' + raw + b'"}')
     assert decode_stream(data).metadata.name == text
+
+
+# Go's replacements in a run of small objects, which is read in one go after eight skipped ones.
+
+
+def test_replacements_in_a_run_of_small_objects_read_at_once() -> None:
+    skipped = [b'{"kind":"K","apiVersion":"x/v1"}'] * 8
+    run = [
+        b'{"kind":"K","apiVersion":"a\xff/v9"}',  # invalid UTF-8
+        b'{"kind":"K","apiVersion":"b\\ud800/v9"}',  # an escaped lone surrogate
+        b'{"kind":"K","apiVersion":"c\\/v9"}',  # other escapes stay as they are
+        b'{"kind":"K","apiVersion":"d\\ud83d\\ude00/v9"}',
+    ]
+    last = b'{"kind":"DeviceMetadata","apiVersion":"%s","podClaimName":"p"}' % V1ALPHA1.encode()
+    result = decode_stream(b"\n".join([*skipped, *run, last]))
+    assert result.skipped_versions == (
+        *["x/v1"] * 8,
+        "a\ufffd/v9",
+        "b\ufffd/v9",
+        "c/v9",
+        "d\U0001f600/v9",
+    )
+    assert (result.api_version, result.metadata.pod_claim_name) == (V1ALPHA1, "p")

@@ -120,6 +120,11 @@ WRONG_TYPES = [
         f"expected an integer in the int64 range, got a string ('{'x' * 37}...')",
     ),
     (
+        attribute(f'"int":{json.dumps(LONG[1:])}'),  # 40 characters are shown whole
+        "requests[0].devices[0].attributes[a].int",
+        f"expected an integer in the int64 range, got a string ('{LONG[1:]}')",
+    ),
+    (
         device('{"networkData":[]}'),
         "requests[0].devices[0].networkData",
         "expected an object, got an array",
