@@ -395,7 +395,40 @@ def _no_compatible_version(skipped: list[str], path: Path | None) -> NoCompatibl
 
 
 def decode_bytes(data: bytes, path: Path | None = None) -> DecodeResult:
-    """decode_stream for bytes, naming ``path`` in errors."""
+    """decode_stream for bytes, naming ``path`` in errors.
+
+    A writer's stream of two versions is decoded on the shortest way: the first object ends
+    at the separator near the middle (see `_first_object_end`) and is of a known version, with
+    no other members. Anything else goes through `_decode_objects`, object by object.
+    """
+    middle = len(data) >> 1
+    low = middle - _WINDOW if middle > _WINDOW else 0
+    end = data.find(_WRITER_SEPARATOR, low, middle + _WINDOW) + 1
+    if end <= 0 or data[0] != 0x7B:
+        return _decode_objects(data, path, None)
+    try:
+        value = orjson.loads(data[:end])
+    except orjson.JSONDecodeError:
+        return _decode_objects(data, path, None)
+    if (
+        type(value) is dict
+        and value.keys() <= _TOP_LEVEL_KEYS
+        and value.get("kind") == KIND
+        and type(api_version := value.get("apiVersion")) is str
+        and api_version in _KNOWN
+    ):
+        try:
+            return _build_result(metadata_from_wire(value, api_version), api_version, (), ())
+        except WireTypeError as error:
+            raise _field_error(error, api_version, 1, path) from None
+        except NeedsExactPath:
+            pass
+    return _decode_objects(data, path, (value, end))
+
+
+def _decode_objects(data: bytes, path: Path | None, first: tuple[Any, int] | None) -> DecodeResult:
+    """The objects of the stream in turn, up to the first of a known version; ``first`` is the
+    first object and where it ends, when read already."""
     size = len(data)
     position = 0 if data[:1] == b"{" else _WHITESPACE.match(data).end()  # type: ignore[union-attr]
     index = 0
@@ -411,7 +444,7 @@ def decode_bytes(data: bytes, path: Path | None = None) -> DecodeResult:
                 position = _WHITESPACE.match(data, previous_end).end()  # type: ignore[union-attr]
                 continue
         index += 1
-        value, end = _read_object(data, position, index, path)
+        value, end = _read_object(data, position, index, path, first if index == 1 else None)
         if not (  # the usual case is classified with as few calls as can be
             type(value) is dict
             and value.get("kind") == KIND
@@ -473,10 +506,13 @@ def _skip_at_once(
     return end, index
 
 
-def _read_object(data: bytes, position: int, index: int, path: Path | None) -> tuple[Any, int]:
-    """The value at ``position``, read exactly again when orjson's reading is not enough."""
+def _read_object(
+    data: bytes, position: int, index: int, path: Path | None, read: tuple[Any, int] | None
+) -> tuple[Any, int]:
+    """The value at ``position`` (or ``read``: the value and its end, read already), read
+    exactly again when orjson's reading is not enough."""
     try:
-        value, end = _read_value(data, position, first=index == 1)
+        value, end = read or _read_value(data, position, first=index == 1)
         if (
             type(value) is dict
             and not value.keys() <= _TOP_LEVEL_KEYS

@@ -6,6 +6,7 @@ import copy
 from typing import Any
 
 import orjson
+import pytest
 
 from dra_metadata import MetadataDecodeError, decode_stream
 
@@ -65,3 +66,17 @@ def outcome(data: bytes) -> tuple[Any, ...]:
             getattr(error, "unknown_versions", None),
         )
     return (result.metadata, result.api_version, result.skipped_versions)
+
+
+def read_every_object_exactly(patch: pytest.MonkeyPatch) -> None:
+    """Make decode_stream read every object with the exact parser, as it does for what orjson
+    refuses: the writer's stream takes the general way, which reads with ``_read_value``."""
+    from dra_metadata import _decode as decode_module  # noqa: PLC0415
+
+    patch.setattr(
+        decode_module,
+        "_read_value",
+        lambda data, start, first: decode_module._read_value_exactly(data, start),  # noqa: ARG005
+    )
+    general = decode_module._decode_objects
+    patch.setattr(decode_module, "decode_bytes", lambda data, path=None: general(data, path, None))

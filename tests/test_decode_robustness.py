@@ -30,10 +30,9 @@ from dra_metadata import (
     resource_claim_request_dir,
     strategies,
 )
-from dra_metadata import _decode as decode_module
 from dra_metadata.writer import encode_stream
 
-from helpers import V1ALPHA1, compact, stream, wire_object
+from helpers import V1ALPHA1, compact, read_every_object_exactly, stream, wire_object
 
 GENEROUS = 30.0
 """Seconds: far above what a linear decoder needs, far below the quadratic one (10 minutes)."""
@@ -153,11 +152,7 @@ def decodes_or_refuses(data: bytes) -> DecodeResult | MetadataDecodeError:
 
 def decoded_exactly(data: bytes) -> DecodeResult | MetadataDecodeError:
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(
-            decode_module,
-            "_read_value",
-            lambda data, start, first: decode_module._read_value_exactly(data, start),  # noqa: ARG005
-        )
+        read_every_object_exactly(patch)
         return decodes_or_refuses(data)
 
 

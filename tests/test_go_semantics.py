@@ -21,9 +21,8 @@ from dra_metadata import (
     ObjectMeta,
     decode_stream,
 )
-from dra_metadata import _decode as decode_module
 
-from helpers import V1ALPHA1, compact, stream, wire_object
+from helpers import V1ALPHA1, compact, read_every_object_exactly, stream, wire_object
 
 HEAD = f'"kind":"DeviceMetadata","apiVersion":"{V1ALPHA1}"'
 
@@ -38,11 +37,7 @@ def known(body: str | bytes) -> bytes:
 @pytest.fixture
 def exact(monkeypatch: pytest.MonkeyPatch) -> None:
     """Read every object with the exact parser, as the decoder does for what orjson refuses."""
-    monkeypatch.setattr(
-        decode_module,
-        "_read_value",
-        lambda data, start, first: decode_module._read_value_exactly(data, start),  # noqa: ARG005
-    )
+    read_every_object_exactly(monkeypatch)
 
 
 class TestTypeFieldsAreFoundCaseInsensitively:

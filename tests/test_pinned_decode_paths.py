@@ -34,6 +34,7 @@ REPO = Path(__file__).resolve().parent.parent
 V1 = "metadata.resource.k8s.io/v1"
 
 WATCHED = (
+    "_decode_objects",  # the general way, object by object (not the writer's stream of two)
     "_read_value_exactly",  # the exact parser, from where an object starts
     "_has_type_meta_in_another_case",  # the case-insensitive search for apiVersion and kind
     "_object_api_version",  # the general classification of an object
@@ -148,11 +149,17 @@ def file_cases() -> list[Any]:
 
 @pytest.mark.parametrize("data", file_cases())
 def test_the_files_of_the_examples_and_of_upstream(watch: DecoderWatch, data: bytes) -> None:
+    # A writer's stream of two versions takes the shortest way, which no watched function is
+    # on; a stream of one object takes the general way and reads that object only.
     result = decode_stream(data)
     assert result.skipped_versions == ()
     assert watch.parsed == [first_object(data)]
     assert watch.failed_parses == 0
-    assert sum(watch.calls.values()) == watch.calls["_read_object"] == 1
+    if data.count(b"}\n{") == 1:
+        assert sum(watch.calls.values()) == 0
+    else:
+        assert watch.calls["_decode_objects"] == watch.calls["_read_object"] == 1
+        assert sum(watch.calls.values()) == 2
 
 
 def streams_of_writers() -> list[Any]:
@@ -178,6 +185,7 @@ def streams_of_writers() -> list[Any]:
             id="two versions, a string like a boundary",
         ),
         pytest.param(newer, id="a newer writer's three versions"),
+        pytest.param(lambda: [*newer()[:1], written(large, (V1BETA1,))], id="a newer one first"),
         pytest.param(lambda: [b"\n" * 100, written(large_wire_object())], id="after blank lines"),
         pytest.param(lambda: [small, b"\n", written(large, (V1ALPHA1,))], id="a small one first"),
         pytest.param(lambda: [small, written(large, (V1ALPHA1,))], id="back to back"),
@@ -202,7 +210,11 @@ def test_each_object_read_is_parsed_once_alone(
     assert result.api_version in {V1BETA1, V1ALPHA1}
     assert watch.parsed == read
     assert watch.failed_parses == 0
-    assert watch.calls["_read_object"] == len(read)
+    # Two objects from the first byte, the first of a known version: the shortest way.
+    two_objects = data.count(b"}\n{") == 1 and data.startswith(b"{")
+    shortest = two_objects and not result.skipped_versions
+    assert watch.calls["_decode_objects"] == (0 if shortest else 1)
+    assert watch.calls["_read_object"] == (0 if shortest else len(read))
     assert watch.calls["_object_api_version"] == len(result.skipped_versions)
     assert watch.calls["_read_value_exactly"] == watch.calls["_has_type_meta_in_another_case"] == 0
     assert watch.calls["_as_bytes"] == watch.calls["resolve_profile"] == 0
@@ -277,6 +289,51 @@ def test_a_number_in_a_field_of_another_type_takes_the_exact_path(
         "expected a string, got the number 1.50e3"
     )
     assert watch.calls["_read_value_exactly"] == 1
+
+
+@pytest.mark.parametrize("twice", [False, True], ids=["one object", "a writer's two"])
+def test_a_number_in_a_field_of_another_type_in_a_stream(watch: DecoderWatch, twice: bool) -> None:
+    # On the shortest way too (a writer's stream of two), the message quotes the number as
+    # written, which only the exact parser sees.
+    obj = compact(wire_object(V1BETA1, podClaimName=0)).replace(b":0", b":-0.0")
+    data = obj + obj.replace(V1BETA1.encode(), V1ALPHA1.encode()) if twice else obj
+    with pytest.raises(MetadataDecodeError) as info:
+        decode_stream(data)
+    assert (info.value.object_index, info.value.api_version, info.value.field) == (
+        1,
+        V1BETA1,
+        "podClaimName",
+    )
+    assert str(info.value).endswith("expected a string, got the number -0.0")
+    assert watch.calls["_read_value_exactly"] == 1
+    assert watch.calls["_decode_objects"] == 1
+
+
+@pytest.mark.parametrize(
+    "first",
+    [
+        pytest.param(b" ", id="a space first"),
+        pytest.param(b"", id="at the first byte"),
+    ],
+)
+def test_a_field_of_the_wrong_type_in_a_writers_stream(watch: DecoderWatch, first: bytes) -> None:
+    # The same error, with the object's index, version and field, whichever way is taken.
+    obj = large_wire_object()
+    obj["requests"][0]["devices"][3]["attributes"]["index"] = {"int": "3"}
+    data = first + b"\n".join(
+        orjson.dumps({**obj, "apiVersion": version}) for version in (V1BETA1, V1ALPHA1)
+    )
+    with pytest.raises(MetadataDecodeError) as info:
+        decode_stream(data)
+    error = info.value
+    assert (error.object_index, error.api_version) == (1, V1BETA1)
+    assert error.field == "requests[0].devices[3].attributes[index].int"
+    assert str(error) == (
+        f"decode {V1BETA1}: object 1, field {error.field}: "
+        "expected an integer in the int64 range, got a string ('3')"
+    )
+    assert watch.calls["_decode_objects"] == (1 if first else 0)
+    assert watch.parsed == [data.split(b"\n")[0].strip()]
 
 
 # Runs of small objects: read at once, with the result of reading them one by one.
