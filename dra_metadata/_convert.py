@@ -568,9 +568,10 @@ def metadata_from_wire(raw: dict[str, Any], api_version: str) -> DeviceMetadata:
             None, None, None,  # creation/deletion timestamps, grace period
             {}, {}, (), (), (),
         )  # fmt: skip
-    else:
-        meta = meta if type(meta) is dict else _object(meta, "metadata")
-        object_meta = _from_table(ObjectMeta, _OBJECT_META_FIELDS, meta, "metadata")
+    else:  # anything else, field by field (_object passes an object as it is)
+        object_meta = _from_table(
+            ObjectMeta, _OBJECT_META_FIELDS, _object(meta, "metadata"), "metadata"
+        )
     return _build_metadata(api_version, object_meta, pod_claim_name, tuple(requests), ())
 
 

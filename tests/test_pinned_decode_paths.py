@@ -39,6 +39,7 @@ WATCHED = (
     "_has_type_meta_in_another_case",  # the case-insensitive search for apiVersion and kind
     "_object_api_version",  # the general classification of an object
     "_read_object",  # reading one object (one by one)
+    "_read_value",  # finding where an object ends and parsing it
     "_parse_run",  # reading a run of small objects at once
     "_skipped_prefix_of_any_objects",  # the check of a run of objects with other members
     "_go_text",  # Go's replacements in a run that orjson refuses
@@ -159,7 +160,16 @@ def test_the_files_of_the_examples_and_of_upstream(watch: DecoderWatch, data: by
         assert sum(watch.calls.values()) == 0
     else:
         assert watch.calls["_decode_objects"] == watch.calls["_read_object"] == 1
-        assert sum(watch.calls.values()) == 2
+        assert watch.calls["_read_value"] == 1
+        assert sum(watch.calls.values()) == 3
+
+
+SHORTEST = "shortest"
+"""The first of two objects, found near the middle, of a known version: nothing else runs."""
+HANDED_OVER = "handed over"
+"""The first of two objects, found near the middle, is skipped: the general way goes on."""
+GENERAL = "general"
+"""The general way from the first byte, object by object."""
 
 
 def streams_of_writers() -> list[Any]:
@@ -171,36 +181,44 @@ def streams_of_writers() -> list[Any]:
         v1 = written(large, (V1BETA1,)).replace(V1BETA1.encode(), V1.encode(), 1)
         return [v1, written(large)]
 
+    def case(build: Callable[[], list[bytes]], way: str, name: str) -> Any:
+        return pytest.param(build, way, id=name)
+
     return [
-        pytest.param(lambda: [stream(wire_object())], id="the upstream object"),
-        pytest.param(lambda: [stream(wire_object(V1BETA1), wire_object())], id="two small"),
-        pytest.param(lambda: [written(large_wire_object(), (V1ALPHA1,))], id="one version"),
-        pytest.param(lambda: [written(large_wire_object())], id="two versions"),
-        pytest.param(
+        case(lambda: [stream(wire_object())], GENERAL, "the upstream object"),
+        case(lambda: [stream(wire_object(V1BETA1), wire_object())], SHORTEST, "two small"),
+        case(lambda: [written(large_wire_object(), (V1ALPHA1,))], GENERAL, "one version"),
+        case(lambda: [written(large_wire_object())], SHORTEST, "two versions"),
+        case(
             lambda: [written(large_wire_object(boundary_in_a_string=True), (V1ALPHA1,))],
-            id="one version, a string like a boundary",
+            GENERAL,
+            "one version, a string like a boundary",
         ),
-        pytest.param(
+        case(
             lambda: [written(large_wire_object(boundary_in_a_string=True))],
-            id="two versions, a string like a boundary",
+            SHORTEST,
+            "two versions, a string like a boundary",
         ),
-        pytest.param(newer, id="a newer writer's three versions"),
-        pytest.param(lambda: [*newer()[:1], written(large, (V1BETA1,))], id="a newer one first"),
-        pytest.param(lambda: [b"\n" * 100, written(large_wire_object())], id="after blank lines"),
-        pytest.param(lambda: [small, b"\n", written(large, (V1ALPHA1,))], id="a small one first"),
-        pytest.param(lambda: [small, written(large, (V1ALPHA1,))], id="back to back"),
-        pytest.param(lambda: [small, b"\n", small, b"\n", tiny_known], id="three small"),
-        pytest.param(lambda: [small, small, tiny_known], id="three small back to back"),
+        case(newer, GENERAL, "a newer writer's three versions"),
+        case(lambda: [*newer()[:1], written(large, (V1BETA1,))], HANDED_OVER, "a newer one first"),
+        case(lambda: [b"\n" * 100, written(large_wire_object())], GENERAL, "after blank lines"),
+        case(lambda: [small, b"\n", written(large, (V1ALPHA1,))], GENERAL, "a small one first"),
+        case(lambda: [small, written(large, (V1ALPHA1,))], GENERAL, "back to back"),
+        case(lambda: [small, b"\n", small, b"\n", tiny_known], HANDED_OVER, "three small"),
+        case(lambda: [b" ", small, b"\n", small, b"\n", tiny_known], GENERAL, "after a space"),
+        case(lambda: [small, b"\n", tiny_known], HANDED_OVER, "two small, under 128 bytes"),
+        case(lambda: [small, small, tiny_known], GENERAL, "three small back to back"),
     ]
 
 
-@pytest.mark.parametrize("build", streams_of_writers())
+@pytest.mark.parametrize(("build", "way"), streams_of_writers())
 def test_each_object_read_is_parsed_once_alone(
-    monkeypatch: pytest.MonkeyPatch, build: Callable[[], list[bytes]]
+    monkeypatch: pytest.MonkeyPatch, build: Callable[[], list[bytes]], way: str
 ) -> None:
     # The writer's copies of one object in several versions differ only in their apiVersion:
     # the decoder finds where the first ends by that, then parses it alone, once (issue #10
-    # measures it against orjson parsing just that object).
+    # measures it against orjson parsing just that object). A writer's stream of two versions
+    # is looked at near its middle only, before anything else is tried.
     parts = build()
     data = b"".join(parts)
     watch = DecoderWatch(monkeypatch)
@@ -210,11 +228,10 @@ def test_each_object_read_is_parsed_once_alone(
     assert result.api_version in {V1BETA1, V1ALPHA1}
     assert watch.parsed == read
     assert watch.failed_parses == 0
-    # Two objects from the first byte, the first of a known version: the shortest way.
-    two_objects = data.count(b"}\n{") == 1 and data.startswith(b"{")
-    shortest = two_objects and not result.skipped_versions
-    assert watch.calls["_decode_objects"] == (0 if shortest else 1)
-    assert watch.calls["_read_object"] == (0 if shortest else len(read))
+    read_alone = len(read) - (way == HANDED_OVER)
+    assert watch.calls["_decode_objects"] == (way != SHORTEST)
+    assert watch.calls["_read_object"] == (0 if way == SHORTEST else len(read))
+    assert watch.calls["_read_value"] == (0 if way == SHORTEST else read_alone)
     assert watch.calls["_object_api_version"] == len(result.skipped_versions)
     assert watch.calls["_read_value_exactly"] == watch.calls["_has_type_meta_in_another_case"] == 0
     assert watch.calls["_as_bytes"] == watch.calls["resolve_profile"] == 0
@@ -334,6 +351,29 @@ def test_a_field_of_the_wrong_type_in_a_writers_stream(watch: DecoderWatch, firs
     )
     assert watch.calls["_decode_objects"] == (1 if first else 0)
     assert watch.parsed == [data.split(b"\n")[0].strip()]
+
+
+@pytest.mark.parametrize(
+    ("versions", "index"),
+    [((V1BETA1, V1ALPHA1), 1), ((V1, V1BETA1), 2)],
+    ids=["the first", "after a newer one"],
+)
+def test_the_error_of_a_file_names_it(
+    watch: DecoderWatch, tmp_path: Path, versions: tuple[str, str], index: int
+) -> None:
+    # On the shortest way, and when it hands over to the general way after a skipped object.
+    obj = large_wire_object()
+    obj["requests"][0]["devices"][0]["name"] = 0
+    path = tmp_path / "gpu.example.com-metadata.json"
+    path.write_bytes(
+        b"\n".join(orjson.dumps({**obj, "apiVersion": version}) for version in versions)
+    )
+    with pytest.raises(MetadataDecodeError) as info:
+        read_metadata_file(path)
+    assert (info.value.path, info.value.object_index) == (path, index)
+    assert info.value.field == "requests[0].devices[0].name"
+    assert str(info.value).startswith(f"{path}: decode {versions[index - 1]}: object {index}, ")
+    assert watch.calls["_read_value"] == index - 1  # the first object is parsed near the middle
 
 
 # Runs of small objects: read at once, with the result of reading them one by one.
