@@ -41,10 +41,14 @@ _END_OF_STREAM = b"]}"
 _KNOWN = frozenset(KNOWN_API_VERSIONS)
 _TOP_LEVEL_KEYS = frozenset({"kind", "apiVersion", "metadata", "podClaimName", "requests"})
 _UNEXPECTED_CONTENT = "unexpected content after document"
+_UNEXPECTED_END = "unexpected end of data"
 _AT_ONCE_AFTER = 8
 """After this many skipped objects, the rest of the stream is parsed in one go if it is a
 plain sequence of small objects: 125,000 objects cost about one orjson call, not 125,000."""
 _SMALL_OBJECT = 1024
+_GUESSES = 4
+"""How many separators are tried as the end of an object after the first (one that lies in a
+string only makes a guess fail) before the exact parser reads it."""
 _VERSIONS_NAMED = 10
 _BYTE_ORDER_MARK = b"\xef\xbb\xbf"
 _TRUNCATED_HINT = " (the stream is truncated: the file may be in the middle of being written)"
@@ -108,29 +112,57 @@ def _read_value(data: bytes, start: int, *, first: bool) -> tuple[Any, int]:
     When that fails, the exact parser reads the value from ``start``: it stops where Go's
     reader stops, so it reads only the value, and it raises _ReadError.
     """
-    loads = orjson.loads
     if first:
-        end = _first_object_end(data, start)
-        if end != -1:
+        read = _read_first_value(data, start)
+        if read is not None:
+            return read
+    return _read_up_to_a_separator(data, start, whole_rest=not first)
+
+
+def _read_first_value(data: bytes, start: int) -> tuple[Any, int] | None:
+    """The first value, where a guess finds its end or orjson reports it; else None."""
+    loads = orjson.loads
+    end = _first_object_end(data, start)
+    if end != -1:
+        try:
+            return loads(data[start:end]), end
+        except orjson.JSONDecodeError:
+            pass
+    try:  # a stream of one object, or a first object whose end orjson reports
+        return loads(data[start:] if start else data), len(data)
+    except orjson.JSONDecodeError as error:
+        if error.msg == _UNEXPECTED_CONTENT:
+            end = start + _char_offset_to_bytes(data, start, error.pos)
             try:
                 return loads(data[start:end]), end
             except orjson.JSONDecodeError:
                 pass
-        try:  # a stream of one object, or a first object whose end orjson reports
-            return loads(data[start:] if start else data), len(data)
+    return None
+
+
+def _read_up_to_a_separator(data: bytes, start: int, *, whole_rest: bool) -> tuple[Any, int]:
+    """The value that ends at one of the next separators (with ``whole_rest``, or at the end
+    of the data), else the exact parser's reading of it.
+
+    A separator inside a string makes orjson find the value cut short: the next one is tried,
+    a few times only, as each guess parses more. Any other refusal needs the exact parser.
+    """
+    loads = orjson.loads
+    guesses = 0
+    for separator in _SEPARATOR.finditer(data, start):
+        end = separator.start() + 1
+        try:
+            return loads(data[start:end]), end
         except orjson.JSONDecodeError as error:
-            if error.msg == _UNEXPECTED_CONTENT:
-                end = start + _char_offset_to_bytes(data, start, error.pos)
-                try:
-                    return loads(data[start:end]), end
-                except orjson.JSONDecodeError:
-                    pass
-    separator = _SEPARATOR.search(data, start)
-    end = separator.start() + 1 if separator is not None else len(data)
-    try:
-        return loads(data[start:end]), end
-    except orjson.JSONDecodeError:
-        return _read_value_exactly(data, start)
+            guesses += 1
+            if error.msg != _UNEXPECTED_END or guesses == _GUESSES:
+                return _read_value_exactly(data, start)
+    if whole_rest:  # the last value: no separator after it, or only inside its strings
+        try:
+            return loads(data[start:]), len(data)
+        except orjson.JSONDecodeError:
+            pass
+    return _read_value_exactly(data, start)
 
 
 class _ReadError(Exception):

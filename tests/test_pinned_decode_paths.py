@@ -274,6 +274,46 @@ def test_a_large_object_first_after_blank_lines(monkeypatch: pytest.MonkeyPatch)
 # What needs the exact path takes it, and gets Go's result.
 
 
+@pytest.mark.parametrize("boundaries", [1, 3], ids=["one", "three"])
+@pytest.mark.parametrize("last", [True, False], ids=["last", "followed by another"])
+@pytest.mark.parametrize("boundary", [b"}{", b"} {", b"}  {"])
+def test_a_string_like_a_boundary_after_a_skipped_object(
+    watch: DecoderWatch, boundary: bytes, boundaries: int, last: bool
+) -> None:
+    # Such a string only makes a guess of where the object ends fail: the next separator is
+    # tried, and orjson reads the object; the exact parser is not needed.
+    known = compact(wire_object()).replace(
+        b'"LATEST-GPU-MODEL"', b'"' + b"x".join([boundary] * boundaries) + b'"'
+    )
+    data = SMALL + b"\n" + known + (SMALL if not last else b"")
+    result = decode_stream(data)
+    assert result.skipped_versions == ("x/v1",)
+    model = result.metadata.devices[0].attributes["model"].value
+    assert model == "x".join([boundary.decode()] * boundaries)
+    assert watch.calls["_read_value_exactly"] == 0
+    assert watch.parsed == [SMALL, known.strip()]
+    assert watch.failed_parses == boundaries
+
+
+def test_an_object_refused_for_another_reason_is_not_guessed_again(watch: DecoderWatch) -> None:
+    # Invalid UTF-8 is not a guess too short: the exact parser reads the object at once.
+    known = compact(wire_object()).replace(b'"my-claim"', b'"my-\xffclaim"')
+    result = decode_stream(SMALL + b"\n" + known + SMALL + b"\n" + SMALL)
+    assert result.metadata.name == "my-\ufffdclaim"
+    assert watch.failed_parses == 1
+    assert watch.calls["_read_value_exactly"] == 1
+
+
+def test_four_strings_like_a_boundary_take_the_exact_path(watch: DecoderWatch) -> None:
+    # Each guess parses more of the object: after four, the exact parser reads it once, which
+    # keeps the time linear in the size of the object.
+    known = compact(wire_object()).replace(b'"LATEST-GPU-MODEL"', b'"}{ }{ }{ }{ }{"')
+    result = decode_stream(SMALL + b"\n" + known + SMALL)
+    assert result.metadata.devices[0].attributes["model"].value == "}{ }{ }{ }{ }{"
+    assert watch.failed_parses == 4
+    assert watch.calls["_read_value_exactly"] == 1
+
+
 def test_invalid_utf8_takes_the_exact_path(watch: DecoderWatch) -> None:
     data = compact(wire_object()).replace(b'"my-claim"', b'"my-\xffclaim"')
     assert decode_stream(data).metadata.name == "my-\ufffdclaim"
