@@ -27,6 +27,9 @@ ONE_INTERPRETER_MARK = "one_interpreter"
 """Tests so slow that they run on one interpreter only: the one that runs nox (and in CI the
 README's test command); the tests sessions of the other interpreters deselect them."""
 
+PURE_PYTHON_VARIABLE = "DRA_METADATA_PURE_PYTHON"
+"""dra_metadata._convert.PURE_PYTHON_VARIABLE (tests/test_ci.py checks that they agree)."""
+
 nox.options.sessions = ["lint", "typecheck", "tests"]
 nox.options.default_venv_backend = "venv"
 nox.options.download_python = "never"
@@ -73,8 +76,15 @@ _expose_pyenv_pythons()
 
 @nox.session(python=list(PYTHONS))
 def tests(session: nox.Session) -> None:
-    """The test suite, on the package as installed (a wheel, not the source tree)."""
+    """The test suite, on the package as installed (a wheel, not the source tree).
+
+    The decoder runs in pure Python here (DRA_METADATA_PURE_PYTHON=1), so that the other
+    interpreters test the code of a build without a compiler, while the README's test command
+    tests the compiled attribute check; tests/test_speedups.py compares the compiled module
+    with its Python twin on every interpreter either way.
+    """
     session.install(".[test]")
+    session.env[PURE_PYTHON_VARIABLE] = "1"
     arguments = list(session.posargs)
     if session.python != _running_python():
         arguments = ["-m", f"not {ONE_INTERPRETER_MARK}", *arguments]

@@ -7,6 +7,7 @@ field by its wire path. Attribute maps are checked in bulk and their values buil
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Collection, Iterable
 from datetime import datetime, timezone
 from itertools import chain, compress, count, repeat
@@ -296,10 +297,11 @@ def _check_attribute_maps(maps: _AttributeQueue) -> bool:
     Returns whether every attribute turned out to hold exactly one scalar member, which spares
     validation and the writer from looking at them again.
 
-    This is the hot path of decoding, so every loop runs in C (map, chain, itemgetter, tuple
-    comparison) over all attributes of the object together: the member names of a layout are
-    looked up in the attributes, the types they call for compared with the types found, and
-    the elements of list members checked by element type. The layout is the one last seen for
+    This is the hot path of decoding, so every loop runs in C over all attributes of the object
+    together: the member names of a layout are looked up in the attributes, the types they call
+    for compared with the types found (in one loop of the compiled module where it is there,
+    else with map, itemgetter and list comparison: see `_members_as_laid_out`), and the
+    elements of list members checked by element type. The layout is the one last seen for
     attributes of the same first name, else worked out anew (`_derive_layout`). It assumes one
     member per attribute (what a valid file has); anything else (an attribute that is not an
     object, several or no members, null values, unknown members, integers out of range) takes
@@ -324,8 +326,8 @@ def _check_attribute_maps(maps: _AttributeQueue) -> bool:
             if len(_LAYOUTS) >= _LAYOUTS_KEPT:
                 _LAYOUTS.clear()
             _LAYOUTS[first_name] = layout
-    if layout.ints is not None and max(layout.ints(members)) > INT64_MAX:
-        _check_one_by_one(maps)  # raises
+        if layout.ints is not None and max(layout.ints(members)) > INT64_MAX:
+            _check_one_by_one(maps)  # raises
     if layout.lists_of:
         if not _list_members_are_typed(layout, members):
             _check_one_by_one(maps)
@@ -333,9 +335,10 @@ def _check_attribute_maps(maps: _AttributeQueue) -> bool:
     return True
 
 
-def _members_as_laid_out(values: Collection[Any], layout: _Layout) -> list[Any] | None:
+def _python_members_as_laid_out(values: Collection[Any], layout: _Layout) -> list[Any] | None:
     """The member of each attribute if the attributes have the layout, each exactly one
-    member of the type its name calls for; else None."""
+    member of the type its name calls for, integers in the int64 range (the only ones orjson
+    gives are at least INT64_MIN); else None."""
     if len(values) != len(layout.names):
         return None
     try:  # dict.__getitem__ refuses anything that is not an object (TypeError)
@@ -344,10 +347,31 @@ def _members_as_laid_out(values: Collection[Any], layout: _Layout) -> list[Any] 
         return None
     if list(map(type, members)) != layout.types or sum(map(len, values)) != len(values):
         return None
+    if layout.ints is not None and max(layout.ints(members)) > INT64_MAX:
+        return None
     return members
 
 
 _member_of = dict.__getitem__
+
+
+def _choose_members_as_laid_out() -> Callable[[Collection[Any], _Layout], list[Any] | None]:
+    """The compiled `_python_members_as_laid_out` (dra_metadata/_speedups.c) when the package
+    was built with it and PURE_PYTHON_VARIABLE does not ask for Python; else the Python one."""
+    if os.environ.get(PURE_PYTHON_VARIABLE, "") not in ("", "0"):
+        return _python_members_as_laid_out
+    try:
+        from dra_metadata._speedups import members_as_laid_out  # noqa: PLC0415
+    except ImportError:
+        return _python_members_as_laid_out
+    return members_as_laid_out
+
+
+PURE_PYTHON_VARIABLE = "DRA_METADATA_PURE_PYTHON"
+"""Set to 1 to decode without the compiled attribute check (read once, at import)."""
+_members_as_laid_out = _choose_members_as_laid_out()
+COMPILED = _members_as_laid_out is not _python_members_as_laid_out
+"""Whether this process checks attributes with the compiled module (benchmarks and tests)."""
 
 
 def _derive_layout(maps: _AttributeQueue, values: Collection[Any]) -> tuple[_Layout, list[Any]]:

@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import copy
+import os
+import shutil
+import sysconfig
+from pathlib import Path
 from typing import Any
 
 import orjson
@@ -80,3 +84,13 @@ def read_every_object_exactly(patch: pytest.MonkeyPatch) -> None:
     )
     general = decode_module._decode_objects
     patch.setattr(decode_module, "decode_bytes", lambda data, path=None: general(data, path, None))
+
+
+def compiler_and_headers() -> str | None:
+    """Why this machine cannot compile the package's extension module, or None if it can."""
+    compiler = (os.environ.get("CC") or sysconfig.get_config_var("CC") or "cc").split()[0]
+    if shutil.which(compiler) is None:
+        return f"no C compiler ({compiler}) on this machine"
+    if not Path(sysconfig.get_paths()["include"], "Python.h").is_file():
+        return "no Python headers (Python.h) on this machine"
+    return None

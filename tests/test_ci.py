@@ -10,6 +10,8 @@ from typing import Any
 
 import pytest
 
+from dra_metadata import _convert as convert_module
+
 from conftest import REPO
 
 
@@ -30,6 +32,10 @@ def test_nox_tests_every_python_that_pyproject_claims() -> None:
     pythons = noxfile_constant("PYTHONS")
     assert list(pythons) == claimed
     assert f'requires-python = ">={pythons[0]}"' in pyproject
+
+
+def test_nox_asks_for_pure_python_by_the_variable_the_package_reads() -> None:
+    assert noxfile_constant("PURE_PYTHON_VARIABLE") == convert_module.PURE_PYTHON_VARIABLE
 
 
 def test_the_one_interpreter_mark_is_registered_and_used() -> None:

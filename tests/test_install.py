@@ -13,6 +13,7 @@ import os
 import re
 import subprocess
 import sys
+import sysconfig
 import zipfile
 from pathlib import Path
 
@@ -22,16 +23,13 @@ from packaging.requirements import Requirement
 import dra_metadata
 
 from conftest import REPO
+from helpers import compiler_and_headers
 
 SAMPLE = REPO / "examples" / "tree"
 
 
 def _run(*command: str | Path, cwd: Path, **options: object) -> str:
-    environment = {
-        key: value
-        for key, value in os.environ.items()
-        if key not in {"PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV", "DRA_METADATA_ROOT"}
-    }
+    environment = {key: value for key, value in os.environ.items() if key not in _NOT_PASSED}
     result = subprocess.run(
         [str(part) for part in command],
         cwd=cwd,
@@ -78,16 +76,47 @@ def _pack_installed(name: str, wheelhouse: Path) -> None:
                 archive.write(site / file, file.as_posix())
 
 
-@pytest.fixture(scope="module")
-def venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    work = tmp_path_factory.mktemp("install")
-    _run(
-        sys.executable,
-        *("-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation", "--no-index"),
-        *("--wheel-dir", work / "dist", REPO),
-        cwd=work,
+def _build_wheel(directory: Path, **environment: str) -> tuple[Path, str]:
+    """A wheel of the source tree, built with ``environment`` added; and pip's verbose output
+    (both streams), which holds what the build hook said."""
+    command = [
+        *(sys.executable, "-m", "pip", "wheel", "--verbose", "--no-deps"),
+        *("--no-build-isolation", "--no-index", "--wheel-dir", str(directory), str(REPO)),
+    ]
+    result = subprocess.run(
+        command,
+        cwd=directory.parent,
+        env={
+            **{key: value for key, value in os.environ.items() if key not in _NOT_PASSED},
+            **environment,
+        },
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        timeout=300,
+        check=False,
     )
-    (wheel,) = (work / "dist").glob("dra_metadata-*.whl")
+    assert result.returncode == 0, f"{command}: {result.stdout[-3000:]}"
+    (wheel,) = directory.glob("dra_metadata-*.whl")
+    return wheel, result.stdout
+
+
+_NOT_PASSED = {
+    *("PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV", "DRA_METADATA_ROOT"),
+    "DRA_METADATA_PURE_PYTHON",  # the installed package decodes as a user's does
+}
+_COMPILED_MODULE = f"dra_metadata/_speedups{sysconfig.get_config_var('EXT_SUFFIX')}"
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    built, _ = _build_wheel(tmp_path_factory.mktemp("build") / "dist")
+    return built
+
+
+@pytest.fixture(scope="module")
+def venv(tmp_path_factory: pytest.TempPathFactory, wheel: Path) -> Path:
+    work = tmp_path_factory.mktemp("install")
     wheelhouse = work / "wheelhouse"
     wheelhouse.mkdir()
     for dependency in _dependencies("dra-metadata"):
@@ -155,3 +184,50 @@ def test_the_documented_installs_use_the_source_tree_or_a_wheel() -> None:
         "'dist/dra_metadata-*.whl[kube]'",
         '"$(echo /wheels/*.whl)[kube]"',
     ]
+
+
+def test_the_wheel_holds_the_compiled_check_for_this_python(wheel: Path, venv: Path) -> None:
+    cannot = compiler_and_headers()
+    if cannot is not None:
+        pytest.skip(f"{cannot}: the wheel is built without its compiled module")
+    with zipfile.ZipFile(wheel) as archive:
+        names = archive.namelist()
+        tags = archive.read(next(n for n in names if n.endswith(".dist-info/WHEEL"))).decode()
+    assert _COMPILED_MODULE in names
+    assert not [name for name in names if name.endswith(".c")]
+    assert "Root-Is-Purelib: false" in tags
+    assert "Tag: py3-none-any" not in tags
+    code = "import dra_metadata._convert as convert; print(convert.COMPILED)"
+    assert _run(venv / "bin" / "python", "-c", code, cwd=venv) == "True\n"
+
+
+@pytest.mark.parametrize(
+    ("environment", "said"),
+    [
+        pytest.param(
+            {"CC": "false"},
+            "the compiled attribute check was not built (false",
+            id="the compiler fails",
+        ),
+        pytest.param(
+            {"DRA_METADATA_BUILD_PURE": "1"},
+            "DRA_METADATA_BUILD_PURE is set: building without the compiled module",
+            id="asked for",
+        ),
+    ],
+)
+def test_a_wheel_without_the_compiled_check_is_pure_and_says_why(
+    tmp_path: Path, environment: dict[str, str], said: str
+) -> None:
+    built, output = _build_wheel(tmp_path / "dist", **environment)
+    assert said in output
+    assert built.name.endswith("-py3-none-any.whl")
+    with zipfile.ZipFile(built) as archive:
+        assert not [name for name in archive.namelist() if "_speedups" in name]
+
+
+def test_the_dockerfile_builds_the_wheel_with_the_python_it_installs_it_into() -> None:
+    # A wheel with the compiled module installs only into the Python that built it.
+    dockerfile = (REPO / "examples" / "kubernetes" / "Dockerfile.init").read_text()
+    images = re.findall(r"^FROM python:(\S+)", dockerfile, flags=re.MULTILINE)
+    assert images == ["3.12", "3.12-slim"], "the wheel stage needs a compiler: the full image"
