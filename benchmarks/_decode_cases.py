@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import subprocess
 import sys
 import time
@@ -56,11 +57,20 @@ def best_cpu_seconds(
     return best
 
 
-def run_cases(script: Path, cases: list[str], *, quick: bool) -> list[dict[str, object]]:
-    """Run each case of ``script`` in a fresh interpreter; each prints one JSON line."""
+def run_cases(
+    script: Path, cases: list[str], *, quick: bool, environment: dict[str, str] | None = None
+) -> list[dict[str, object]]:
+    """Run each case of ``script`` in a fresh interpreter, with ``environment`` added to this
+    one's; each prints one JSON line."""
     results = []
     for case in cases:
         command = [sys.executable, str(script), "--case", case, *(["--quick"] if quick else [])]
-        output = subprocess.run(command, check=True, capture_output=True, text=True).stdout
+        output = subprocess.run(
+            command,
+            check=True,
+            capture_output=True,
+            text=True,
+            env={**os.environ, **(environment or {})},
+        ).stdout
         results.append(json.loads(output.splitlines()[-1]))
     return results

@@ -4,11 +4,15 @@
 
 Each shape is a stream as the upstream writer writes it, measured in a fresh interpreter: the
 floor is orjson.loads of the first object's bytes alone (issue #10: decode_stream at most
-2.5x the floor on every shape). Also: the naive way (json + a pydantic model) on the default
-shape, `import dra_metadata` against `import pydantic, orjson` (at most 30 ms more), and what
-the cheapest exact check for duplicate keys would add (the decision to leave them to the exact
-path rests on it: see "How decoding works" in the README), and what a decode costs when the
-layout of its attributes is new to the process.
+2.5x the floor on every shape). Each shape is measured twice: with the compiled attribute
+check (dra_metadata/_speedups.c, which an install builds where it finds a C compiler) and in
+pure Python (DRA_METADATA_PURE_PYTHON=1, what a build without a compiler gives).
+
+Also: the naive way (json + a pydantic model) on the default shape, `import dra_metadata`
+against `import pydantic, orjson` (at most 30 ms more), what the cheapest exact check for
+duplicate keys would add (the decision to leave them to the exact path rests on it: see "How
+decoding works" in the README), and what a decode costs when the layout of its attributes is
+new to the process.
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ import orjson
 from pydantic import BaseModel, ConfigDict, Field
 
 import dra_metadata
+from dra_metadata._convert import COMPILED, PURE_PYTHON_VARIABLE
 
 from _common import process_seconds, python
 from _decode_cases import best_cpu_seconds, case_options, first_object, run_cases, shape_stream
@@ -116,7 +121,7 @@ def measure_shape(name: str, quick: bool) -> dict[str, Any]:
         number=number,
         rounds=rounds,
     )
-    return {"shape": name, "bytes": len(data), **best}
+    return {"shape": name, "bytes": len(data), "compiled": COMPILED, **best}
 
 
 def first_decodes_of_a_layout(name: str, quick: bool) -> dict[str, float]:
@@ -139,23 +144,50 @@ def first_decodes_of_a_layout(name: str, quick: bool) -> dict[str, float]:
     )
 
 
+def print_shapes(quick: bool) -> None:
+    """Each shape's ratio with the compiled attribute check and in pure Python."""
+    print(f"decode_stream / floor (orjson.loads of the first object); target <= {TARGET}x")
+    if COMPILED:
+        print("  compiled: the attribute check of dra_metadata._speedups (what an install builds)")
+    else:
+        print("  compiled: NOT MEASURED, dra_metadata._speedups is not built for this Python")
+    print(f"  pure Python: {PURE_PYTHON_VARIABLE}=1 (a build without a C compiler)")
+    print(f"  {'shape':34} {'bytes':>7}    {'floor':>7}  {'compiled':>16}  {'pure Python':>16}")
+    pure_results = run_cases(
+        Path(__file__), list(SHAPES), quick=quick, environment={PURE_PYTHON_VARIABLE: "1"}
+    )
+    modes = {"compiled": run_cases(Path(__file__), list(SHAPES), quick=quick) if COMPILED else []}
+    modes["pure Python"] = pure_results
+    for mode, results in modes.items():  # each fresh interpreter ran in the mode it reports
+        assert all(result["compiled"] is (mode == "compiled") for result in results), mode
+    worst = dict.fromkeys(modes, 0.0)
+    for index, name in enumerate(SHAPES):
+        columns = []
+        for mode, results in modes.items():
+            if not results:
+                columns.append(f"{'-':>16}")
+                continue
+            result = results[index]
+            ratio = result["decode"] / result["floor"]
+            worst[mode] = max(worst[mode], ratio)
+            columns.append(f"{result['decode'] * 1e6:7.1f} us {ratio:5.2f}x")
+        floor = (modes["compiled"] or pure_results)[index]["floor"]
+        size = pure_results[index]["bytes"]
+        print(f"  {name:34} {size:7} B  {floor * 1e6:7.1f} us  {'  '.join(columns)}")
+    for mode, ratio in worst.items():
+        if modes[mode]:
+            print(f"  worst shape, {mode}: {ratio:.2f}x")
+
+
 def main() -> None:
     quick, case = case_options(__doc__, SHAPES)
     if case:
         print(json.dumps(measure_shape(case, quick)))
         return
 
-    print(f"decode_stream / floor (orjson.loads of the first object); target <= {TARGET}x")
-    worst = 0.0
-    for result in run_cases(Path(__file__), list(SHAPES), quick=quick):
-        ratio = result["decode"] / result["floor"]
-        worst = max(worst, ratio)
-        print(
-            f"  {result['shape']:34} {result['bytes']:7} B  floor {result['floor'] * 1e6:7.1f} us"
-            f"  decode {result['decode'] * 1e6:7.1f} us  {ratio:5.2f}x"
-        )
-    print(f"  worst shape: {worst:.2f}x")
-    print("first decode of a layout (20 streams of other attribute names, decoded in turn):")
+    print_shapes(quick)
+    mode = "compiled" if COMPILED else "pure Python"
+    print(f"first decode of a layout ({mode}; 20 streams of other attribute names, in turn):")
     for name in ("1 GPU x 32 attributes", "8 GPUs x 32 attributes (default)"):
         best = first_decodes_of_a_layout(name, quick)
         print(
