@@ -41,6 +41,7 @@ class SpeedupsBuildHook(BuildHookInterface):  # type: ignore[type-arg]
         name = f"_speedups{sysconfig.get_config_var('EXT_SUFFIX')}"
         if version == "editable":
             target = Path(self.root, "dra_metadata", name)
+            target.unlink(missing_ok=True)  # a failed build leaves no module of another source
         else:
             self._temporary = tempfile.mkdtemp(prefix="dra-metadata-build-")
             target = Path(self._temporary, name)

@@ -26,14 +26,26 @@ from conftest import REPO
 from helpers import compiler_and_headers
 
 SAMPLE = REPO / "examples" / "tree"
+_NOT_PASSED = {
+    *("PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV", "DRA_METADATA_ROOT"),
+    "DRA_METADATA_PURE_PYTHON",  # the installed package decodes as a user's does
+}
+_COMPILED_MODULE = f"dra_metadata/_speedups{sysconfig.get_config_var('EXT_SUFFIX')}"
+
+
+def _environment(**added: str) -> dict[str, str]:
+    """This process's environment without what would point a command at the checkout."""
+    return {
+        **{key: value for key, value in os.environ.items() if key not in _NOT_PASSED},
+        **added,
+    }
 
 
 def _run(*command: str | Path, cwd: Path, **options: object) -> str:
-    environment = {key: value for key, value in os.environ.items() if key not in _NOT_PASSED}
     result = subprocess.run(
         [str(part) for part in command],
         cwd=cwd,
-        env=environment,
+        env=_environment(),
         capture_output=True,
         text=True,
         timeout=300,
@@ -86,10 +98,7 @@ def _build_wheel(directory: Path, **environment: str) -> tuple[Path, str]:
     result = subprocess.run(
         command,
         cwd=directory.parent,
-        env={
-            **{key: value for key, value in os.environ.items() if key not in _NOT_PASSED},
-            **environment,
-        },
+        env=_environment(**environment),
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
@@ -99,13 +108,6 @@ def _build_wheel(directory: Path, **environment: str) -> tuple[Path, str]:
     assert result.returncode == 0, f"{command}: {result.stdout[-3000:]}"
     (wheel,) = directory.glob("dra_metadata-*.whl")
     return wheel, result.stdout
-
-
-_NOT_PASSED = {
-    *("PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV", "DRA_METADATA_ROOT"),
-    "DRA_METADATA_PURE_PYTHON",  # the installed package decodes as a user's does
-}
-_COMPILED_MODULE = f"dra_metadata/_speedups{sysconfig.get_config_var('EXT_SUFFIX')}"
 
 
 @pytest.fixture(scope="module")
