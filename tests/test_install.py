@@ -233,3 +233,49 @@ def test_the_dockerfile_builds_the_wheel_with_the_python_it_installs_it_into() -
     dockerfile = (REPO / "examples" / "kubernetes" / "Dockerfile.init").read_text()
     images = re.findall(r"^FROM python:(\S+)", dockerfile, flags=re.MULTILINE)
     assert images == ["3.12", "3.12-slim"], "the wheel stage needs a compiler: the full image"
+
+
+def _decode_in(venv: Path, prelude: str, **environment: str) -> list[str]:
+    """COMPILED, and the outcome of decoding each file of the sample tree, in the installed
+    package."""
+    script = (
+        f"{prelude}\n"
+        "import json, pathlib, sys\n"
+        "import dra_metadata, dra_metadata._convert as convert\n"
+        "print(convert.COMPILED)\n"
+        "for path in sorted(pathlib.Path(sys.argv[1]).rglob('*.json')):\n"
+        "    result = dra_metadata.decode_stream(path.read_bytes())\n"
+        "    print(json.dumps(result.metadata.to_document(), sort_keys=True))\n"
+    )
+    result = subprocess.run(
+        [venv / "bin" / "python", "-c", script, SAMPLE],
+        cwd=venv,
+        env=_environment(**environment),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    return result.stdout.splitlines()
+
+
+@pytest.mark.parametrize(
+    ("prelude", "environment"),
+    [
+        pytest.param("", {"DRA_METADATA_PURE_PYTHON": "1"}, id="asked for Python"),
+        pytest.param(
+            "import sys; sys.modules['dra_metadata._speedups'] = None",
+            {},
+            id="built without it",
+        ),
+    ],
+)
+def test_without_the_compiled_check_the_installed_package_decodes_the_same(
+    venv: Path, prelude: str, environment: dict[str, str]
+) -> None:
+    with_it = _decode_in(venv, "")
+    without = _decode_in(venv, prelude, **environment)
+    assert with_it[0] == str(compiler_and_headers() is None)
+    assert without[0] == "False"
+    assert len(without) > 1
+    assert without[1:] == with_it[1:]

@@ -11,16 +11,13 @@ from __future__ import annotations
 
 import hashlib
 import os
-import subprocess
 import sys
-from pathlib import Path
 from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import dra_metadata
 from dra_metadata import _convert as convert_module
 
 from conftest import REPO
@@ -94,57 +91,6 @@ def test_the_compiled_module_is_built_from_the_source_beside_it() -> None:
     assert hashlib.sha256(source.read_bytes()).hexdigest() == SOURCE_SHA256, (
         "dra_metadata._speedups was built from another _speedups.c: run pip install -e . again"
     )
-
-
-def _decode_in_a_new_process(prelude: str, environment: dict[str, str], cwd: Path) -> list[str]:
-    """Where dra_metadata comes from, COMPILED, and the outcome of decoding the sample tree's
-    files, in a fresh interpreter started in ``cwd`` (not the checkout, whose source tree would
-    be imported in place of the installed package)."""
-    script = (
-        f"{prelude}\n"
-        "import json, pathlib, sys\n"
-        "import dra_metadata, dra_metadata._convert as convert\n"
-        "print(dra_metadata.__file__)\n"
-        "print(convert.COMPILED)\n"
-        "for path in sorted(pathlib.Path(sys.argv[1]).rglob('*.json')):\n"
-        "    result = dra_metadata.decode_stream(path.read_bytes())\n"
-        "    print(json.dumps(result.metadata.to_document(), sort_keys=True))\n"
-    )
-    result = subprocess.run(
-        [sys.executable, "-c", script, str(REPO / "examples" / "tree")],
-        cwd=cwd,
-        env={**os.environ, **environment},
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=True,
-    )
-    lines = result.stdout.splitlines()
-    assert lines[0] == dra_metadata.__file__  # the package these tests import
-    return lines[1:]
-
-
-@pytest.mark.parametrize(
-    ("prelude", "environment", "expected"),
-    [
-        pytest.param("", {"DRA_METADATA_PURE_PYTHON": "1"}, "False", id="asked for Python"),
-        pytest.param(
-            "import sys; sys.modules['dra_metadata._speedups'] = None",
-            {"DRA_METADATA_PURE_PYTHON": ""},
-            "False",
-            id="built without it",
-        ),
-    ],
-)
-def test_without_the_compiled_module_the_decoder_gives_the_same_results(
-    prelude: str, environment: dict[str, str], expected: str, tmp_path: Path
-) -> None:
-    with_it = _decode_in_a_new_process("", {"DRA_METADATA_PURE_PYTHON": "0"}, tmp_path)
-    without = _decode_in_a_new_process(prelude, environment, tmp_path)
-    assert without[0] == expected
-    assert with_it[0] == str(compiled is not None)
-    assert len(without) > 1
-    assert without[1:] == with_it[1:]
 
 
 # The property: both implementations agree on every input.
