@@ -41,11 +41,14 @@ def _environment(**added: str) -> dict[str, str]:
     }
 
 
-def _run(*command: str | Path, cwd: Path, **options: object) -> str:
+def _run(
+    *command: str | Path, cwd: Path, added: dict[str, str] | None = None, **options: object
+) -> str:
+    """The output of ``command``, run with ``added`` to the environment; it must succeed."""
     result = subprocess.run(
         [str(part) for part in command],
         cwd=cwd,
-        env=_environment(),
+        env=_environment(**(added or {})),
         capture_output=True,
         text=True,
         timeout=300,
@@ -247,16 +250,9 @@ def _decode_in(venv: Path, prelude: str, **environment: str) -> list[str]:
         "    result = dra_metadata.decode_stream(path.read_bytes())\n"
         "    print(json.dumps(result.metadata.to_document(), sort_keys=True))\n"
     )
-    result = subprocess.run(
-        [venv / "bin" / "python", "-c", script, SAMPLE],
-        cwd=venv,
-        env=_environment(**environment),
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=True,
-    )
-    return result.stdout.splitlines()
+    return _run(
+        venv / "bin" / "python", "-c", script, SAMPLE, cwd=venv, added=environment
+    ).splitlines()
 
 
 @pytest.mark.parametrize(

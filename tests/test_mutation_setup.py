@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from dra_metadata import CONTAINER_DIR
+from dra_metadata import _convert as convert_module
 
 from conftest import REPO
 
@@ -101,6 +102,10 @@ def test_the_command_is_documented() -> None:
 
 def test_the_guarded_root_is_the_container_default(script: ModuleType) -> None:
     assert Path(CONTAINER_DIR) == script.CONTAINER_ROOT
+
+
+def test_mutants_run_with_the_python_attribute_check(script: ModuleType) -> None:
+    assert script.PURE_PYTHON_VARIABLE == convert_module.PURE_PYTHON_VARIABLE
 
 
 def test_the_tmpfs_covers_the_deepest_existing_directory(

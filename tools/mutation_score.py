@@ -53,6 +53,9 @@ PROJECT = Path(__file__).resolve().parent.parent
 CONTAINER_ROOT = Path("/var/run/kubernetes.io/dra-device-attributes")
 """dra_metadata._paths.CONTAINER_DIR, the root that a mutant may make a test write to (a test
 of this script checks that they agree)."""
+PURE_PYTHON_VARIABLE = "DRA_METADATA_PURE_PYTHON"
+"""dra_metadata._convert.PURE_PYTHON_VARIABLE: mutation runs decode with the Python code that
+mutmut mutates, not the compiled attribute check (a test of this script checks that they agree)."""
 EQUIVALENTS = PROJECT / "tools" / "mutation-equivalents.txt"
 MUTANTS = PROJECT / "mutants"
 MUTANT_SEPARATOR = "__mutmut_"
@@ -155,9 +158,7 @@ def run(module: Module, jobs: int) -> None:
     with log.open("wb") as output:
         result = subprocess.run(
             [*command, f"{module.name}.*"],
-            # The mutants are of the Python code, so the decoder runs it rather than the
-            # compiled attribute check (tests/test_speedups.py compares the two).
-            env={**os.environ, "DRA_METADATA_PURE_PYTHON": "1"},
+            env={**os.environ, PURE_PYTHON_VARIABLE: "1"},
             stdout=output,
             stderr=subprocess.STDOUT,
             stdin=subprocess.DEVNULL,
