@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import errno
 import os
+import stat
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from dra_metadata._errors import MetadataNotFoundError, MetadataReadError
+from dra_metadata._decode import resolve_profile
+from dra_metadata._errors import DeviceMetadataError, MetadataNotFoundError, MetadataReadError
 from dra_metadata._missing import describe_missing_root
 from dra_metadata._models import Device, DeviceMetadata, MetadataSource
 from dra_metadata._paths import (
@@ -24,7 +26,14 @@ from dra_metadata._paths import (
     _resolve_root,
     driver_of_file_name,
 )
-from dra_metadata._read import DEFAULT_MAX_SIZE, list_metadata_files, read_metadata
+from dra_metadata._read import (
+    DEFAULT_MAX_SIZE,
+    identity_conflict,
+    list_metadata_files,
+    merge_sources,
+    read_metadata,
+    read_metadata_file,
+)
 
 if TYPE_CHECKING:
     from dra_metadata._validate import Profile
@@ -105,7 +114,37 @@ class MountedDevice:
 
 
 OnError = Callable[[MetadataReadError], object]
-"""What list_claims calls with a directory below the root that it cannot list."""
+"""What list_claims calls with a directory below the root that it cannot list, or a
+``*-metadata.json`` entry that is no regular file it can open."""
+OnReadError = Callable[[DeviceMetadataError], object]
+"""What list_devices calls with each file or directory it cannot list, read or decode."""
+
+
+def unreadable_entry(path: Path) -> MetadataReadError | None:
+    """Why a ``*-metadata.json`` entry of a request directory is no file to read, or None.
+
+    A FIFO, a socket, a directory, a symlink loop or a dangling symlink under that name
+    would otherwise be listed as a file and fail (or block) only when read.
+    """
+    try:
+        mode = path.stat().st_mode
+    except FileNotFoundError:
+        return MetadataReadError(
+            "open metadata file: it is a symlink to nothing (dangling)",
+            path=path,
+            os_errno=errno.ENOENT,
+        )
+    except OSError as error:
+        return MetadataReadError(
+            f"open metadata file: {error.strerror}", path=path, os_errno=error.errno
+        )
+    if stat.S_ISREG(mode):
+        return None
+    if stat.S_ISDIR(mode):
+        return MetadataReadError(
+            "open metadata file: it is a directory", path=path, os_errno=errno.EISDIR
+        )
+    return MetadataReadError("open metadata file: it is not a regular file", path=path)
 
 
 def _subdirectories(directory: Path) -> list[str]:
@@ -160,10 +199,18 @@ class _Walk:
 
     def files(self, directory: Path) -> list[Path]:
         try:
-            return list_metadata_files(directory)
+            listed = list_metadata_files(directory)
         except MetadataReadError as error:
             self._skip(error)
             return []
+        files = []
+        for path in listed:
+            problem = unreadable_entry(path)
+            if problem is None:
+                files.append(path)
+            else:
+                self._skip(problem)
+        return files
 
     def _skip(self, error: MetadataReadError) -> None:
         if self.on_error is None:
@@ -181,8 +228,15 @@ def list_claims(
     out. Nothing is read: `MountedClaim.read` reads. Raises MetadataNotFoundError when the
     root does not exist (nothing is mounted; the message is the readers'), MetadataReadError
     when the root cannot be listed. A directory below the root that cannot be listed
-    (permission denied, ...) raises MetadataReadError naming it, unless ``on_error`` is given:
-    then ``on_error(error)`` is called and the listing goes on without that directory.
+    (permission denied, ...), and a ``*-metadata.json`` entry that is no regular file (a
+    FIFO, a directory, a symlink loop or a dangling symlink), raises MetadataReadError naming
+    it, unless ``on_error`` is given: then ``on_error(error)`` is called for each and the
+    listing goes on without them.
+
+    Example::
+
+        problems: list[MetadataReadError] = []
+        claims = list_claims(on_error=problems.append)
     """
     base = _resolve_root(root)
     _check_root(base, root)  # the root must exist: a typo is not "no claims"
@@ -213,19 +267,46 @@ def list_devices(
     root: StrPath | None = None,
     validate: bool | Profile = False,
     max_size: int = DEFAULT_MAX_SIZE,
+    on_error: OnReadError | None = None,
 ) -> list[MountedDevice]:
     """Every device mounted in this container, with its claim, request and file.
 
     In the order of list_claims, then of each request directory's files (one per driver) and
-    their requests. Every claim is read as `MountedClaim.read` does, and its errors are raised
-    (the first file that cannot be read or decoded names itself); to skip such a claim, use
-    list_claims and read each one yourself.
+    their requests. Each file is read as `MountedClaim.read` reads it (with ``validate``, the
+    files of a request must also agree on the claim's identity). Without ``on_error``, the
+    first directory or file that cannot be listed, read, decoded or validated raises its error
+    (which names it). With ``on_error``, ``on_error(error)`` is called for each of them and
+    the devices of every other file are listed: nothing is left out unsaid.
+
+    Example::
+
+        problems: list[DeviceMetadataError] = []
+        for mounted in list_devices(on_error=problems.append):
+            print(mounted.claim.claim_name, mounted.device.name)
     """
-    return [
-        mounted
-        for claim in list_claims(root=root)
-        for mounted in _devices_of(claim, claim.read(validate=validate, max_size=max_size))
-    ]
+
+    def report(error: DeviceMetadataError) -> None:
+        if on_error is None:
+            raise error
+        on_error(error)
+
+    mounted: list[MountedDevice] = []
+    for claim in list_claims(root=root, on_error=None if on_error is None else report):
+        sources = []
+        for path in claim.paths:
+            try:
+                sources.append(read_metadata_file(path, validate=validate, max_size=max_size))
+            except DeviceMetadataError as error:  # noqa: PERF203 - each file on its own
+                report(error)
+        if not sources:
+            continue
+        merged = merge_sources(tuple(source.sources[0] for source in sources))
+        conflict = identity_conflict(merged, claim.directory) if resolve_profile(validate) else None
+        if conflict is not None:
+            report(conflict)
+            continue
+        mounted.extend(_devices_of(claim, merged))
+    return mounted
 
 
 for _public in (MountedClaim, MountedDevice):

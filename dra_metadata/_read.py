@@ -20,7 +20,7 @@ from dra_metadata._errors import (
     MetadataValidationError,
     NoMetadataError,
 )
-from dra_metadata._missing import describe_missing, listing, shown_names
+from dra_metadata._missing import _option, describe_missing, listing, shown_names
 from dra_metadata._models import DeviceMetadata, DeviceMetadataRequest, MetadataSource, ObjectMeta
 from dra_metadata._paths import (
     METADATA_FILE_SUFFIX,
@@ -36,6 +36,11 @@ if TYPE_CHECKING:
 
 DEFAULT_MAX_SIZE = 4 * 1024 * 1024
 """Files larger than this (4 MiB) are refused without being read whole."""
+
+WATCH_MAX_SIZE: ContextVar[int] = ContextVar(
+    "dra_metadata_watch_max_size", default=DEFAULT_MAX_SIZE
+)
+"""The size limit of the files that waits and watches read (the command's ``--max-size``)."""
 
 WARN_STALE: ContextVar[bool] = ContextVar("dra_metadata_warn_stale", default=True)
 """Whether readers log stale views (the command reports them itself, with its exit code 4)."""
@@ -54,9 +59,9 @@ def _describe_missing(path: Path) -> str:
 
 
 def read_file_bytes(path: Path) -> bytes:
-    """The whole content of a regular file (at most the default size cap), read with one open;
-    typed errors for every failure."""
-    return read_file(path)[0]
+    """The whole content of a regular file (at most WATCH_MAX_SIZE, 4 MiB unless the command
+    sets ``--max-size``), read with one open; typed errors for every failure."""
+    return read_file(path, max_size=WATCH_MAX_SIZE.get())[0]
 
 
 def read_file(path: Path, *, max_size: int = DEFAULT_MAX_SIZE) -> tuple[bytes, os.stat_result]:
@@ -111,7 +116,8 @@ def _content(descriptor: int, path: Path, size: int, max_size: int) -> bytes:
 def _too_large(path: Path, limit: int, size: int) -> MetadataTooLargeError:
     return MetadataTooLargeError(
         f"file is larger than the limit of {limit} bytes (at least {size} bytes); "
-        "pass max_size= to raise the limit",
+        f"{_option('pass max_size=', 'give --max-size SIZE (e.g. --max-size 16MiB)')} to raise "
+        "the limit",
         path=path,
         limit=limit,
     )

@@ -79,6 +79,40 @@ def parse_poll_interval(text: str) -> float:
     return seconds
 
 
+_SIZE = re.compile(r"([0-9]+)\s*([kmgt]?)(i?)(b?)", re.ASCII | re.IGNORECASE)
+_SIZE_POWERS = {"": 0, "k": 1, "m": 2, "g": 3, "t": 4}
+
+
+def parse_size(text: str) -> int:
+    """``4194304``, ``10M``, ``16MiB``, ``500k``, ``1G`` -> bytes.
+
+    As GNU tools read sizes: K, M, G (and KiB, MiB, GiB) are powers of 1024; KB, MB, GB are
+    powers of 1000; a plain number is bytes.
+    """
+    match = _SIZE.fullmatch(text.strip())
+    if match is None or (match.group(3) and not match.group(2)):
+        raise argparse.ArgumentTypeError(
+            f"invalid size {text!r} (a number of bytes, or with a unit: 10M, 16MiB, 500KB)"
+        )
+    number, unit, binary, byte = match.groups()
+    power = _SIZE_POWERS[unit.lower()]
+    base = 1000 if byte and not binary and unit else 1024
+    size: int = int(number) * base**power
+    return size
+
+
+def add_max_size_argument(parser: argparse.ArgumentParser) -> None:
+    """--max-size SIZE: the largest metadata file read (default 4 MiB)."""
+    parser.add_argument(
+        "--max-size",
+        type=parse_size,
+        metavar="SIZE",
+        default=dra_metadata.DEFAULT_MAX_SIZE,
+        help="refuse files larger than SIZE: bytes, or with a unit, e.g. 10M, 16MiB "
+        "(K/M/G and KiB/MiB/GiB are powers of 1024, KB/MB/GB of 1000; default 4MiB)",
+    )
+
+
 def add_claim_arguments(parser: argparse.ArgumentParser, *, optional: bool = False) -> None:
     """CLAIM REQUEST [--template] [--driver D]."""
     nargs = "?" if optional else None
@@ -150,6 +184,7 @@ def read_claim(
         driver=arguments.driver,
         root=arguments.root,
         validate=validate or False,
+        max_size=arguments.max_size,
     )
 
 

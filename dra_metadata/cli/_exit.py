@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import errno
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -28,6 +30,9 @@ EXIT_STALE = 4
 EXIT_KUBE_API = 5
 """The Kubernetes API refused (401, 403), could not be reached (no configuration, connection
 refused, TLS) or answered what cannot be used: a deployment to fix, not data to wait for."""
+EXIT_UNREADABLE = 6
+"""A file or directory exists but cannot be read: permission denied, an I/O error, or an entry
+that is no regular file (a FIFO, a directory, a symlink loop) where a metadata file should be."""
 EXIT_NOT_EXECUTABLE = 126
 """``exec``: COMMAND was found but cannot be run (as a shell says it)."""
 EXIT_COMMAND_NOT_FOUND = 127
@@ -41,7 +46,8 @@ EXIT_TERMINATED = 143
 
 EXIT_CODES_HELP = (
     "exit codes: 0 ok, 1 not ready or not found, 2 usage, 3 undecodable or invalid data, "
-    "4 stale view (restart the container), 5 Kubernetes API refused or unreachable, 70 "
+    "4 stale view (restart the container), 5 Kubernetes API refused or unreachable, 6 cannot "
+    "read (permission denied, I/O error, not a regular file), 70 "
     "internal error, 126/127 exec: COMMAND not runnable/not found, 130 interrupted, 141 output "
     "closed, 143 terminated"
 )
@@ -71,7 +77,34 @@ def exit_code(error: BaseException) -> int:
         return EXIT_INVALID
     if isinstance(error, dra_metadata.InvalidNameError):
         return EXIT_USAGE
+    if isinstance(error, dra_metadata.MetadataReadError) or (
+        isinstance(error, OSError)
+        and not isinstance(error, FileNotFoundError)
+        and error.errno in _UNREADABLE_ERRNOS
+    ):
+        return EXIT_UNREADABLE
     return EXIT_NOT_READY
+
+
+_UNREADABLE_ERRNOS = frozenset({errno.EACCES, errno.EPERM, errno.EIO, errno.ELOOP})
+
+
+def what_to_check(error: BaseException) -> str:
+    """For an error that says a file or directory cannot be read: what to check next."""
+    number = getattr(error, "errno", None)
+    if number in {errno.EACCES, errno.EPERM}:
+        who = f"uid {os.geteuid()}, gid {os.getegid()}" if hasattr(os, "geteuid") else "this user"
+        return (
+            "check the permissions of it and of its directories for the user this runs as "
+            f"({who}): the pod's securityContext (runAsUser, fsGroup) or the driver's file mode"
+        )
+    if number == errno.EIO:
+        return "an I/O error: check the volume or device it is on (the node's kernel log)"
+    if number == errno.ELOOP:
+        return "a symlink loop: check where the symlinks point (ls -l)"
+    if isinstance(error, dra_metadata.MetadataReadError):
+        return "a metadata file must be a regular file (ls -l shows what it is)"
+    return ""
 
 
 def error_message(error: DeviceMetadataError | OSError) -> str:
@@ -83,6 +116,10 @@ def error_message(error: DeviceMetadataError | OSError) -> str:
         message = str(error.strerror or error)
     if isinstance(error, dra_metadata.WaitTimeoutError):
         message = f"timed out: {message}"
+    elif exit_code(error) == EXIT_UNREADABLE:
+        hint = what_to_check(error)
+        if hint:
+            message = f"{message}; {hint}"
     return message
 
 

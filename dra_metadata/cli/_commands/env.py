@@ -5,7 +5,12 @@ from __future__ import annotations
 import argparse
 import shlex
 
-from dra_metadata.cli._arguments import Command, add_claim_arguments, read_claim
+from dra_metadata.cli._arguments import (
+    Command,
+    add_claim_arguments,
+    add_max_size_argument,
+    read_claim,
+)
 from dra_metadata.cli._exit import EXIT_OK, report_stale
 from dra_metadata.cli._output import Output
 from dra_metadata.cli._variables import add_variable_arguments, chosen_variables, variable_values
@@ -14,6 +19,7 @@ from dra_metadata.cli._variables import add_variable_arguments, chosen_variables
 def _add_arguments(parser: argparse.ArgumentParser) -> None:
     add_claim_arguments(parser)
     add_variable_arguments(parser, required=True)
+    add_max_size_argument(parser)
 
 
 def _run(arguments: argparse.Namespace, out: Output) -> int:

@@ -11,7 +11,12 @@ import os
 import signal
 import sys
 
-from dra_metadata.cli._arguments import Command, add_claim_arguments, read_claim
+from dra_metadata.cli._arguments import (
+    Command,
+    add_claim_arguments,
+    add_max_size_argument,
+    read_claim,
+)
 from dra_metadata.cli._exit import (
     EXIT_COMMAND_NOT_FOUND,
     EXIT_NOT_EXECUTABLE,
@@ -28,6 +33,7 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
     add_claim_arguments(parser)
     add_variable_arguments(parser, required=False)
     add_wait_arguments(parser, default="default: no wait (--timeout alone waits for file)")
+    add_max_size_argument(parser)
     parser.set_defaults(command_line=None)
     parser.usage = "%(prog)s CLAIM REQUEST [options] -- COMMAND [ARG...]"
 

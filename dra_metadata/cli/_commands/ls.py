@@ -13,9 +13,22 @@ from pathlib import Path
 from typing import Any
 
 import dra_metadata
-from dra_metadata import DeviceMetadataError, MetadataReadError
-from dra_metadata.cli._arguments import Command, add_output_argument, output_format
-from dra_metadata.cli._exit import EXIT_OK, report_stale
+from dra_metadata import DeviceMetadataError, MetadataNotFoundError, MetadataReadError
+from dra_metadata._paths import driver_of_file_name
+from dra_metadata.cli._arguments import (
+    Command,
+    add_max_size_argument,
+    add_output_argument,
+    output_format,
+)
+from dra_metadata.cli._exit import (
+    EXIT_INVALID,
+    EXIT_NOT_READY,
+    EXIT_OK,
+    EXIT_UNREADABLE,
+    report_stale,
+    what_to_check,
+)
 from dra_metadata.cli._output import Output, safe_text, table
 
 _KINDS = {
@@ -25,7 +38,9 @@ _KINDS = {
 _KIND_ORDER = {"claim": 0, "template": 1}
 
 
-def _file_entry(claim: dra_metadata.MountedClaim, driver: str, path: Path) -> dict[str, Any]:
+def _file_entry(
+    claim: dra_metadata.MountedClaim, driver: str, path: Path, max_size: int
+) -> dict[str, Any]:
     entry: dict[str, Any] = {
         "kind": claim.kind,
         "claim": claim.claim_name,
@@ -36,34 +51,61 @@ def _file_entry(claim: dra_metadata.MountedClaim, driver: str, path: Path) -> di
     try:
         # The file alone, by its path: a file name that is no driver name (bytes that are
         # not UTF-8) is still listed with what it holds.
-        metadata = dra_metadata.read_metadata_file(path)
+        metadata = dra_metadata.read_metadata_file(path, max_size=max_size)
     except DeviceMetadataError as problem:
-        entry.update(generation=None, apiVersion=None, stale=False, error=problem.message)
+        entry.update(
+            generation=None,
+            apiVersion=None,
+            stale=False,
+            status=_status(problem),
+            error=_error_text(problem),
+        )
     else:
         entry.update(
             generation=metadata.generation,
             apiVersion=metadata.api_version,
             stale=metadata.sources[0].stale,
+            status="ok",
             error=None,
         )
     return entry
 
 
-def _directory_entry(root: Path, problem: MetadataReadError) -> dict[str, Any]:
-    """A directory below the root that could not be listed: as far as its path tells."""
-    assert problem.path is not None  # noqa: S101 - list_claims names the directory
+def _status(problem: DeviceMetadataError) -> str:
+    if isinstance(problem, MetadataReadError):
+        return "unreadable"
+    if isinstance(problem, MetadataNotFoundError):
+        return "not-found"
+    return "undecodable"
+
+
+def _error_text(problem: DeviceMetadataError) -> str:
+    hint = what_to_check(problem) if isinstance(problem, MetadataReadError) else ""
+    return f"{problem.message}; {hint}" if hint else problem.message
+
+
+def _problem_entry(root: Path, problem: MetadataReadError) -> dict[str, Any]:
+    """A directory below the root that could not be listed, or a ``*-metadata.json`` entry
+    that is no regular file: as far as its path tells."""
+    assert problem.path is not None  # noqa: S101 - list_claims names the path
     parts = problem.path.relative_to(root).parts
     return {
         "kind": _KINDS.get(parts[0]),
         "claim": parts[1] if len(parts) > 1 else None,
         "request": parts[2] if len(parts) > 2 else None,
-        "driver": None,
+        "driver": driver_of_file_name(parts[3]) if len(parts) > 3 else None,
         "path": str(problem.path),
         "generation": None,
         "apiVersion": None,
         "stale": False,
-        "error": problem.message,
+        "status": "unreadable",
+        "error": _error_text(problem),
     }
+
+
+def _add_arguments(parser: argparse.ArgumentParser) -> None:
+    add_output_argument(parser)
+    add_max_size_argument(parser)
 
 
 def _order(entry: dict[str, Any]) -> tuple[int, bytes, bytes]:
@@ -74,21 +116,21 @@ def _order(entry: dict[str, Any]) -> tuple[int, bytes, bytes]:
     )
 
 
-def _entries(root: str | None) -> tuple[Path, list[dict[str, Any]]]:
+def _entries(root: str | None, max_size: int) -> tuple[Path, list[dict[str, Any]]]:
     problems: list[MetadataReadError] = []
     claims = dra_metadata.list_claims(root=root, on_error=problems.append)
     base = Path(root) if root is not None else dra_metadata.default_root()
     entries = [
-        _file_entry(claim, driver, path)
+        _file_entry(claim, driver, path, max_size)
         for claim in claims
         for driver, path in zip(claim.drivers, claim.paths, strict=True)
     ]
-    entries += [_directory_entry(base, problem) for problem in problems]
+    entries += [_problem_entry(base, problem) for problem in problems]
     return base, sorted(entries, key=_order)  # stable: a directory's files stay in order
 
 
 def _run(arguments: argparse.Namespace, out: Output) -> int:
-    root, entries = _entries(arguments.root)
+    root, entries = _entries(arguments.root, arguments.max_size)
     if output_format(arguments, out) == "json":
         out.write_json(entries)
     elif not entries:
@@ -111,6 +153,11 @@ def _run(arguments: argparse.Namespace, out: Output) -> int:
             )
         table(rows, out)
     out.flush()
+    statuses = {entry["status"] for entry in entries}
+    if "unreadable" in statuses:
+        return EXIT_UNREADABLE
+    if statuses - {"ok"}:
+        return EXIT_INVALID if "undecodable" in statuses else EXIT_NOT_READY
     stale = [Path(entry["path"]) for entry in entries if entry["stale"]]
     return report_stale(stale) if stale else EXIT_OK
 
@@ -119,10 +166,14 @@ COMMAND = Command(
     name="ls",
     summary="list everything mounted under the root (debugging)",
     description="List every metadata file under the root: claims, template claims, requests, "
-    "drivers and generations; stale views are marked (and the command exits 4). A file or "
-    "directory that cannot be read is listed with its error. Applications should name their "
-    "claims explicitly.",
+    "drivers and generations; stale views are marked. A file that is no regular file, cannot "
+    "be read or cannot be decoded, and a directory that cannot be listed, is listed with its "
+    "error (and the exit code says so). Applications should name their claims explicitly.",
     examples=("dra-metadata ls", "dra-metadata ls -o json"),
-    add_arguments=add_output_argument,
+    add_arguments=_add_arguments,
     run=_run,
+    exit_codes="exit codes: 0 everything listed could be read, 1 a file vanished while being "
+    "read, 2 usage, 3 some file cannot be decoded, 4 some stale view (restart the container), "
+    "6 some file or directory could not be read (permission denied, I/O error, not a regular "
+    "file); the listing is printed whatever the code",
 )

@@ -10,6 +10,7 @@ from dra_metadata import DeviceMetadata
 from dra_metadata.cli._arguments import (
     Command,
     add_claim_arguments,
+    add_max_size_argument,
     add_output_argument,
     output_format,
     read_claim,
@@ -35,6 +36,7 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
         "--validate", choices=["metadata", "strict"], help="also validate; invalid data exits 3"
     )
     add_output_argument(parser)
+    add_max_size_argument(parser)
 
 
 def _run(arguments: argparse.Namespace, out: Output) -> int:
@@ -56,7 +58,7 @@ def _run(arguments: argparse.Namespace, out: Output) -> int:
         arguments.output = "table"
     if arguments.file is not None:
         metadata = dra_metadata.read_metadata_file(
-            arguments.file, validate=arguments.validate or False
+            arguments.file, validate=arguments.validate or False, max_size=arguments.max_size
         )
     else:
         metadata = read_claim(arguments, validate=arguments.validate)

@@ -10,9 +10,22 @@ from typing import Any
 
 import dra_metadata
 from dra_metadata import MetadataDecodeError, MetadataNotFoundError, MetadataReadError
+from dra_metadata._listing import unreadable_entry
 from dra_metadata._missing import describe_missing_root
-from dra_metadata.cli._arguments import Command, add_output_argument, output_format, refuse
-from dra_metadata.cli._exit import EXIT_NOT_READY, EXIT_OK, report_stale
+from dra_metadata.cli._arguments import (
+    Command,
+    add_max_size_argument,
+    add_output_argument,
+    output_format,
+    refuse,
+)
+from dra_metadata.cli._exit import (
+    EXIT_NOT_READY,
+    EXIT_OK,
+    EXIT_UNREADABLE,
+    report_stale,
+    what_to_check,
+)
 from dra_metadata.cli._output import Output, safe_text
 
 
@@ -26,50 +39,135 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--strict", action="store_true", help="also the API server's rules")
     add_output_argument(parser)
+    add_max_size_argument(parser)
 
 
-def _metadata_files(paths: Sequence[Path]) -> Iterator[Path]:
-    for path in paths:
-        if path.is_dir():
-            found = sorted(
-                (p for p in path.rglob(f"*{dra_metadata.METADATA_FILE_SUFFIX}") if p.is_file()),
-                key=os.fsencode,
-            )
-            if not found:
-                raise MetadataNotFoundError(
-                    f"no *{dra_metadata.METADATA_FILE_SUFFIX} file below it", path=path
-                )
-            yield from found
-        else:
-            yield path
+def _problem(path: Path, status: str, error: str) -> dict[str, Any]:
+    """The report of a path that was not validated: why, in ``error``."""
+    return {
+        "path": str(path),
+        "status": status,
+        "apiVersion": None,
+        "skippedVersions": [],
+        "error": error,
+        "errors": [],
+        "stale": False,
+        "valid": False,
+    }
 
 
-def _report(path: Path, profile: dra_metadata.Profile) -> dict[str, Any]:
-    report: dict[str, Any] = {"path": str(path), "apiVersion": None, "skippedVersions": []}
+def _walk(directory: Path) -> Iterator[tuple[Path, dict[str, Any] | None]]:
+    """Every ``*-metadata.json`` entry below ``directory`` (None: to read), and a report for
+    each directory that cannot be listed; byte-wise sorted. Symlinked directories are not
+    followed (a loop would never end), a symlinked ``*-metadata.json`` is read."""
     try:
-        metadata = dra_metadata.read_metadata_file(path)
-    except (MetadataDecodeError, MetadataNotFoundError, MetadataReadError) as error:
-        report.update(error=error.message, errors=[], stale=False)
-    else:
-        source = metadata.sources[0]
-        report.update(
-            apiVersion=source.api_version,
-            skippedVersions=list(source.skipped_versions),
-            error=None,
-            errors=[
-                {
-                    "path": e.path,
-                    "type": e.type,
-                    "value": e.value,
-                    "detail": e.detail,
-                    "message": str(e),
-                }
-                for e in dra_metadata.validate(metadata, profile=profile)
-            ],
-            stale=source.stale,
+        with os.scandir(directory) as scanned:
+            entries = sorted(scanned, key=lambda entry: os.fsencode(entry.name))
+    except OSError as error:
+        message = f"cannot list the directory: {error.strerror}"
+        hint = what_to_check(error)
+        yield (
+            directory,
+            _problem(directory, "unreadable", f"{message}; {hint}" if hint else message),
         )
-    report["valid"] = report["error"] is None and not report["errors"]
-    return report
+        return
+    for entry in entries:
+        path = Path(entry.path)
+        if entry.name.endswith(dra_metadata.METADATA_FILE_SUFFIX):
+            problem = unreadable_entry(path)
+            if problem is None:
+                yield path, None
+            else:
+                hint = what_to_check(problem)
+                yield path, _problem(path, "unreadable", f"{problem.message}; {hint}")
+        try:
+            real_directory = entry.is_dir(follow_symlinks=False)
+        except OSError:
+            real_directory = False
+        if real_directory:
+            yield from _walk(path)
+
+
+def _targets(paths: Sequence[Path]) -> Iterator[tuple[Path, dict[str, Any] | None]]:
+    """What each PATH holds to validate: nothing is dropped, whatever the others hold."""
+    for path in paths:
+        if not path.is_dir():
+            yield path, None  # a file, or what the reader says it is (missing, a FIFO, a loop)
+            continue
+        found = list(_walk(path))
+        if not found:
+            found = [
+                (
+                    path,
+                    _problem(
+                        path,
+                        "not-found",
+                        f"no *{dra_metadata.METADATA_FILE_SUFFIX} file below it",
+                    ),
+                )
+            ]
+        yield from found
+
+
+_STATUS = (
+    (MetadataNotFoundError, "not-found"),
+    (MetadataReadError, "unreadable"),
+    (MetadataDecodeError, "undecodable"),
+)
+
+
+def _report(path: Path, profile: dra_metadata.Profile, max_size: int) -> dict[str, Any]:
+    try:
+        metadata = dra_metadata.read_metadata_file(path, max_size=max_size)
+    except (MetadataDecodeError, MetadataNotFoundError, MetadataReadError) as error:
+        status = next(name for kind, name in _STATUS if isinstance(error, kind))
+        hint = what_to_check(error) if status == "unreadable" else ""
+        return _problem(path, status, f"{error.message}; {hint}" if hint else error.message)
+    source = metadata.sources[0]
+    errors = [
+        {
+            "path": e.path,
+            "type": e.type,
+            "value": e.value,
+            "detail": e.detail,
+            "message": str(e),
+        }
+        for e in dra_metadata.validate(metadata, profile=profile)
+    ]
+    return {
+        "path": str(path),
+        "status": "invalid" if errors else "valid",
+        "apiVersion": source.api_version,
+        "skippedVersions": list(source.skipped_versions),
+        "error": None,
+        "errors": errors,
+        "stale": source.stale,
+        "valid": not errors,
+    }
+
+
+_VERDICTS = {
+    "not-found": "not found",
+    "unreadable": "cannot be read",
+    "undecodable": "cannot be decoded",
+}
+
+
+def _write_table(reports: list[dict[str, Any]], profile: str, out: Output) -> None:
+    for report in reports:
+        path = safe_text(report["path"])
+        if report["error"] is not None:
+            verdict = _VERDICTS[report["status"]]
+            out.write(f"{path}: {verdict}: {safe_text(report['error'])}\n")
+            continue
+        skipped = (
+            f", skipped {', '.join(report['skippedVersions'])}" if report["skippedVersions"] else ""
+        )
+        verdict = "valid" if report["valid"] else f"{len(report['errors'])} error(s)"
+        view = ", STALE view: restart the container" if report["stale"] else ""
+        line = f"{report['apiVersion']}{skipped}: {verdict} ({profile}){view}"
+        out.write(f"{path}: {safe_text(line)}\n")
+        out.writelines(f"  {safe_text(finding['message'])}\n" for finding in report["errors"])
 
 
 def _run(arguments: argparse.Namespace, out: Output) -> int:
@@ -84,27 +182,18 @@ def _run(arguments: argparse.Namespace, out: Output) -> int:
             raise MetadataNotFoundError(missing, path=root)
         paths = [root]
     profile: dra_metadata.Profile = "strict" if arguments.strict else "metadata"
-    reports = [_report(path, profile) for path in _metadata_files(paths)]
+    reports = [
+        problem or _report(path, profile, arguments.max_size) for path, problem in _targets(paths)
+    ]
     if output_format(arguments, out) == "json":
         out.write_json(reports)
     else:
-        for report in reports:
-            path = safe_text(report["path"])
-            if report["error"] is not None:
-                out.write(f"{path}: cannot be decoded: {safe_text(report['error'])}\n")
-                continue
-            skipped = (
-                f", skipped {', '.join(report['skippedVersions'])}"
-                if report["skippedVersions"]
-                else ""
-            )
-            verdict = "valid" if report["valid"] else f"{len(report['errors'])} error(s)"
-            view = ", STALE view: restart the container" if report["stale"] else ""
-            line = f"{report['apiVersion']}{skipped}: {verdict} ({profile}){view}"
-            out.write(f"{path}: {safe_text(line)}\n")
-            out.writelines(f"  {safe_text(finding['message'])}\n" for finding in report["errors"])
+        _write_table(reports, profile, out)
     out.flush()
-    if not all(report["valid"] for report in reports):
+    statuses = {report["status"] for report in reports}
+    if "unreadable" in statuses:
+        return EXIT_UNREADABLE
+    if statuses - {"valid"}:
         return EXIT_NOT_READY
     stale = [Path(report["path"]) for report in reports if report["stale"]]
     return report_stale(stale) if stale else EXIT_OK
@@ -114,8 +203,10 @@ COMMAND = Command(
     name="validate",
     summary="validate metadata files",
     description="Validate metadata files, or every *-metadata.json below directories (the "
-    "metadata root when no PATH is given). A stale view (the driver replaced a file on the "
-    "host) is marked.",
+    "metadata root when no PATH is given). Every path is accounted for: a file that is no "
+    "regular file, cannot be opened or cannot be decoded, a directory that cannot be listed "
+    "and a PATH with no metadata file below it are each a finding, with the reason. A stale "
+    "view (the driver replaced a file on the host) is marked.",
     examples=(
         "dra-metadata validate",
         "dra-metadata validate --strict ./metadata.json -o json",
@@ -123,5 +214,6 @@ COMMAND = Command(
     add_arguments=_add_arguments,
     run=_run,
     exit_codes="exit codes: 0 all valid, 1 something is invalid, undecodable or missing, "
-    "2 usage, 4 all valid but some stale view (restart the container)",
+    "2 usage, 4 all valid but some stale view (restart the container), 6 something could not "
+    "be read (permission denied, I/O error, not a regular file, a directory not listable)",
 )

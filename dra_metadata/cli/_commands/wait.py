@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from dra_metadata.cli._arguments import Command, add_claim_arguments
+from dra_metadata.cli._arguments import Command, add_claim_arguments, add_max_size_argument
 from dra_metadata.cli._exit import EXIT_OK, report_stale
 from dra_metadata.cli._output import Output, safe_text
 from dra_metadata.cli._waiting import (
@@ -18,6 +18,7 @@ from dra_metadata.cli._waiting import (
 def _add_arguments(parser: argparse.ArgumentParser) -> None:
     add_claim_arguments(parser)
     add_wait_arguments(parser, default="default file")
+    add_max_size_argument(parser)
     parser.add_argument(
         "-o",
         "--output",
