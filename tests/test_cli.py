@@ -468,7 +468,7 @@ class TestOtherCommands:
         ]
         assert set(entries[0]) == {
             "kind", "claim", "request", "driver", "path", "generation", "apiVersion", "stale",
-            "error",
+            "status", "error",
         }  # fmt: skip
         assert not any(entry["stale"] for entry in entries)
         assert "template  accelerator" in run("ls", "-o", "table").stdout

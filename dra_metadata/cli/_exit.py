@@ -123,6 +123,15 @@ def error_message(error: DeviceMetadataError | OSError) -> str:
     return message
 
 
+def report_unreadable(problems: Sequence[BaseException]) -> int:
+    """After a listing that shows them: say how many paths could not be read, what to check,
+    and return EXIT_UNREADABLE."""
+    hints = dict.fromkeys(hint for problem in problems if (hint := what_to_check(problem)))
+    count = f"{len(problems)} path{'s' if len(problems) > 1 else ''}"
+    complain(f"{count} could not be read; " + "; ".join(hints))
+    return EXIT_UNREADABLE
+
+
 def report_stale(paths: Sequence[Path | None]) -> int:
     """Say which files are stale views and return EXIT_STALE."""
     names = ", ".join(str(path) for path in paths)

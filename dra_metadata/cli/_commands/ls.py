@@ -25,9 +25,8 @@ from dra_metadata.cli._exit import (
     EXIT_INVALID,
     EXIT_NOT_READY,
     EXIT_OK,
-    EXIT_UNREADABLE,
     report_stale,
-    what_to_check,
+    report_unreadable,
 )
 from dra_metadata.cli._output import Output, safe_text, table
 
@@ -53,12 +52,14 @@ def _file_entry(
         # not UTF-8) is still listed with what it holds.
         metadata = dra_metadata.read_metadata_file(path, max_size=max_size)
     except DeviceMetadataError as problem:
+        if isinstance(problem, MetadataReadError):
+            entry["problem"] = problem
         entry.update(
             generation=None,
             apiVersion=None,
             stale=False,
             status=_status(problem),
-            error=_error_text(problem),
+            error=problem.message,
         )
     else:
         entry.update(
@@ -79,11 +80,6 @@ def _status(problem: DeviceMetadataError) -> str:
     return "undecodable"
 
 
-def _error_text(problem: DeviceMetadataError) -> str:
-    hint = what_to_check(problem) if isinstance(problem, MetadataReadError) else ""
-    return f"{problem.message}; {hint}" if hint else problem.message
-
-
 def _problem_entry(root: Path, problem: MetadataReadError) -> dict[str, Any]:
     """A directory below the root that could not be listed, or a ``*-metadata.json`` entry
     that is no regular file: as far as its path tells."""
@@ -99,7 +95,7 @@ def _problem_entry(root: Path, problem: MetadataReadError) -> dict[str, Any]:
         "apiVersion": None,
         "stale": False,
         "status": "unreadable",
-        "error": _error_text(problem),
+        "error": problem.message,
     }
 
 
@@ -116,7 +112,9 @@ def _order(entry: dict[str, Any]) -> tuple[int, bytes, bytes]:
     )
 
 
-def _entries(root: str | None, max_size: int) -> tuple[Path, list[dict[str, Any]]]:
+def _entries(
+    root: str | None, max_size: int
+) -> tuple[Path, list[dict[str, Any]], list[MetadataReadError]]:
     problems: list[MetadataReadError] = []
     claims = dra_metadata.list_claims(root=root, on_error=problems.append)
     base = Path(root) if root is not None else dra_metadata.default_root()
@@ -126,11 +124,16 @@ def _entries(root: str | None, max_size: int) -> tuple[Path, list[dict[str, Any]
         for driver, path in zip(claim.drivers, claim.paths, strict=True)
     ]
     entries += [_problem_entry(base, problem) for problem in problems]
-    return base, sorted(entries, key=_order)  # stable: a directory's files stay in order
+    unreadable = [*problems, *(entry.pop("problem") for entry in entries if "problem" in entry)]
+    return (
+        base,
+        sorted(entries, key=_order),
+        unreadable,
+    )  # stable: a directory's files stay in order
 
 
 def _run(arguments: argparse.Namespace, out: Output) -> int:
-    root, entries = _entries(arguments.root, arguments.max_size)
+    root, entries, unreadable = _entries(arguments.root, arguments.max_size)
     if output_format(arguments, out) == "json":
         out.write_json(entries)
     elif not entries:
@@ -154,8 +157,8 @@ def _run(arguments: argparse.Namespace, out: Output) -> int:
         table(rows, out)
     out.flush()
     statuses = {entry["status"] for entry in entries}
-    if "unreadable" in statuses:
-        return EXIT_UNREADABLE
+    if unreadable:
+        return report_unreadable(unreadable)
     if statuses - {"ok"}:
         return EXIT_INVALID if "undecodable" in statuses else EXIT_NOT_READY
     stale = [Path(entry["path"]) for entry in entries if entry["stale"]]

@@ -9,7 +9,12 @@ from pathlib import Path
 from typing import Any
 
 import dra_metadata
-from dra_metadata import MetadataDecodeError, MetadataNotFoundError, MetadataReadError
+from dra_metadata import (
+    DeviceMetadataError,
+    MetadataDecodeError,
+    MetadataNotFoundError,
+    MetadataReadError,
+)
 from dra_metadata._listing import unreadable_entry
 from dra_metadata._missing import describe_missing_root
 from dra_metadata.cli._arguments import (
@@ -22,9 +27,8 @@ from dra_metadata.cli._arguments import (
 from dra_metadata.cli._exit import (
     EXIT_NOT_READY,
     EXIT_OK,
-    EXIT_UNREADABLE,
     report_stale,
-    what_to_check,
+    report_unreadable,
 )
 from dra_metadata.cli._output import Output, safe_text
 
@@ -42,14 +46,16 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
     add_max_size_argument(parser)
 
 
-def _problem(path: Path, status: str, error: str) -> dict[str, Any]:
-    """The report of a path that was not validated: why, in ``error``."""
+def _problem(path: Path, error: DeviceMetadataError) -> dict[str, Any]:
+    """The report of a path that was not validated: why, in ``error`` (the exception itself
+    under ``problem``, taken out before the output)."""
     return {
         "path": str(path),
-        "status": status,
+        "status": next(name for kind, name in _STATUS if isinstance(error, kind)),
+        "problem": error,
         "apiVersion": None,
         "skippedVersions": [],
-        "error": error,
+        "error": error.message,
         "errors": [],
         "stale": False,
         "valid": False,
@@ -64,22 +70,16 @@ def _walk(directory: Path) -> Iterator[tuple[Path, dict[str, Any] | None]]:
         with os.scandir(directory) as scanned:
             entries = sorted(scanned, key=lambda entry: os.fsencode(entry.name))
     except OSError as error:
-        message = f"cannot list the directory: {error.strerror}"
-        hint = what_to_check(error)
-        yield (
-            directory,
-            _problem(directory, "unreadable", f"{message}; {hint}" if hint else message),
+        problem = MetadataReadError(
+            f"cannot list the directory: {error.strerror}", path=directory, os_errno=error.errno
         )
+        yield directory, _problem(directory, problem)
         return
     for entry in entries:
         path = Path(entry.path)
         if entry.name.endswith(dra_metadata.METADATA_FILE_SUFFIX):
-            problem = unreadable_entry(path)
-            if problem is None:
-                yield path, None
-            else:
-                hint = what_to_check(problem)
-                yield path, _problem(path, "unreadable", f"{problem.message}; {hint}")
+            entry_problem = unreadable_entry(path)
+            yield path, None if entry_problem is None else _problem(path, entry_problem)
         try:
             real_directory = entry.is_dir(follow_symlinks=False)
         except OSError:
@@ -101,8 +101,9 @@ def _targets(paths: Sequence[Path]) -> Iterator[tuple[Path, dict[str, Any] | Non
                     path,
                     _problem(
                         path,
-                        "not-found",
-                        f"no *{dra_metadata.METADATA_FILE_SUFFIX} file below it",
+                        MetadataNotFoundError(
+                            f"no *{dra_metadata.METADATA_FILE_SUFFIX} file below it", path=path
+                        ),
                     ),
                 )
             ]
@@ -120,9 +121,7 @@ def _report(path: Path, profile: dra_metadata.Profile, max_size: int) -> dict[st
     try:
         metadata = dra_metadata.read_metadata_file(path, max_size=max_size)
     except (MetadataDecodeError, MetadataNotFoundError, MetadataReadError) as error:
-        status = next(name for kind, name in _STATUS if isinstance(error, kind))
-        hint = what_to_check(error) if status == "unreadable" else ""
-        return _problem(path, status, f"{error.message}; {hint}" if hint else error.message)
+        return _problem(path, error)
     source = metadata.sources[0]
     errors = [
         {
@@ -185,15 +184,17 @@ def _run(arguments: argparse.Namespace, out: Output) -> int:
     reports = [
         problem or _report(path, profile, arguments.max_size) for path, problem in _targets(paths)
     ]
+    unreadable = [report.pop("problem") for report in reports if report["status"] == "unreadable"]
+    for report in reports:
+        report.pop("problem", None)
     if output_format(arguments, out) == "json":
         out.write_json(reports)
     else:
         _write_table(reports, profile, out)
     out.flush()
-    statuses = {report["status"] for report in reports}
-    if "unreadable" in statuses:
-        return EXIT_UNREADABLE
-    if statuses - {"valid"}:
+    if unreadable:
+        return report_unreadable(unreadable)
+    if {report["status"] for report in reports} - {"valid"}:
         return EXIT_NOT_READY
     stale = [Path(report["path"]) for report in reports if report["stale"]]
     return report_stale(stale) if stale else EXIT_OK
