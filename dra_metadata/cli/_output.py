@@ -12,8 +12,12 @@ from __future__ import annotations
 
 import codecs
 import errno
+import io
 import json
+import os
 import re
+import select
+import stat
 import sys
 from collections.abc import Iterable
 from typing import Any, TextIO
@@ -104,8 +108,16 @@ class Output:
         self.write(text)
 
     def flush(self) -> None:
-        if self.stream is not None:
-            self._guarded(self.stream.flush)
+        """Write what is buffered; BrokenPipeError when the reader has gone away.
+
+        A write into a pipe whose reader closes meanwhile can come back short, without an
+        error, and Python then drops the rest: the pipe itself says whether its reader is gone.
+        """
+        if self.stream is None:
+            return
+        self._guarded(self.stream.flush)
+        if _reader_gone(self.stream):
+            raise BrokenPipeError(errno.EPIPE, "the reader of the output went away")
 
     @staticmethod
     def _guarded(action: Any, *arguments: Any) -> None:
@@ -117,6 +129,21 @@ class Output:
             if error.errno == errno.EPIPE:
                 raise BrokenPipeError(*error.args) from None
             raise OutputError(error) from None
+
+
+def _reader_gone(stream: TextIO) -> bool:
+    """Whether ``stream`` is a pipe or socket that nobody reads any more (poll says POLLERR)."""
+    try:
+        descriptor = stream.fileno()
+        mode = os.fstat(descriptor).st_mode
+        if not (stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)):
+            return False
+        poller = select.poll()
+        poller.register(descriptor, select.POLLOUT)
+        events = poller.poll(0)
+    except (OSError, ValueError, AttributeError, io.UnsupportedOperation):
+        return False  # no descriptor (a test's StringIO), or closed: nothing to tell
+    return any(mask & (select.POLLERR | select.POLLHUP) for _, mask in events)
 
 
 def json_text(value: object) -> str:
