@@ -208,7 +208,10 @@ def _classify(kind: Any, api_version: Any, index: int, path: Path | None) -> str
         return api_version
     for key, found in (("kind", kind), ("apiVersion", api_version)):
         if found is not None and type(found) is not str:
-            raise _fatal(f'has a "{key}" that is {describe(found)}, not a string', index, path)
+            article = "an" if key == "apiVersion" else "a"
+            raise _fatal(
+                f'has {article} "{key}" that is {describe(found)}, not a string', index, path
+            )
     try:
         normalized = normalize_api_version(api_version or "")
     except ApiVersionError as error:

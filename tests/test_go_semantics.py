@@ -293,7 +293,7 @@ class TestStreams:
         ("tail", "error"),
         [
             (b'{"apiVersion":"x/v1"}', 'decode x/v1: object 41 has no "kind"'),
-            (b'{"kind":"K","apiVersion":1}', "object 41 has a .apiVersion. that is the number 1"),
+            (b'{"kind":"K","apiVersion":1}', "object 41 has an .apiVersion. that is the number 1"),
             (b"{broken", "read metadata object from stream: object 41"),
             (b"7", "object 41 is the number 7"),
         ],

@@ -432,7 +432,7 @@ FATAL_OBJECTS = [
         b'{"kind": "DeviceMetadata", "apiVersion": ["v1"]}',
         MetadataDecodeError,
         None,
-        'decode metadata object: object 1 has a "apiVersion" that is an array, not a string',
+        'decode metadata object: object 1 has an "apiVersion" that is an array, not a string',
     ),
     (
         b'{"apiVersion": "a/b/c"}',

@@ -106,15 +106,15 @@ def test_auto_without_a_request_directory_goes_to_the_api(tmp_path: Path) -> Non
 @pytest.mark.parametrize(
     ("arguments", "message"),
     [
-        (["wait", "c", "r", "--namespace", "ml"], "--namespace only apply to the Kubernetes API"),
-        (["wait", "c", "r", "--source", "file", "--pod", "p"], "--pod only apply to the"),
+        (["wait", "c", "r", "--namespace", "ml"], "--namespace only applies to the Kubernetes API"),
+        (["wait", "c", "r", "--source", "file", "--pod", "p"], "--pod only applies to the"),
         (
             ["--root", "x", "wait", "c", "r", "--source", "api", "--poll-interval", "1s"],
             "--root and --poll-interval only apply to metadata files, not to --source api",
         ),
         (
             ["wait", "c", "r", "--source", "api", "--validate", "strict"],
-            "--validate only apply to metadata files",
+            "--validate only applies to metadata files",
         ),
         (
             ["wait", "c", "r", "--source", "api", "--for", "generation=2"],

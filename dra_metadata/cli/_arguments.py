@@ -41,6 +41,12 @@ class ArgumentParser(argparse.ArgumentParser):
     def __init__(self, **options: Any) -> None:
         options.setdefault("formatter_class", argparse.RawDescriptionHelpFormatter)
         super().__init__(allow_abbrev=False, **options)
+        self.subcommands: dict[str, argparse.ArgumentParser] = {}
+        """The parser of each subcommand that was built (the command's parser only)."""
+
+    def subcommand(self, name: str) -> argparse.ArgumentParser:
+        """The parser of subcommand ``name`` if it was built, else this one."""
+        return self.subcommands.get(name, self)
 
     def error(self, message: str) -> NoReturn:
         self.exit(EXIT_USAGE, f"{self.prog}: {safe_text(message)} (see {self.prog} --help)\n")

@@ -82,6 +82,7 @@ def build_parser(only: str | None = None) -> ArgumentParser:
             subparser, default_root=argparse.SUPPRESS, default_debug=argparse.SUPPRESS
         )
         subparser.set_defaults(run=command.run)
+        parser.subcommands[command.name] = subparser
     return parser
 
 
@@ -104,6 +105,19 @@ def split_exec_command(argv: list[str]) -> tuple[list[str], list[str] | None]:
         return argv, None
     separator = argv.index(EXEC_SEPARATOR, position + 1)
     return argv[:separator], argv[separator + 1 :]
+
+
+def _refuse_unknown(
+    parser: ArgumentParser, command: str, unknown: list[str], *, exec_command: list[str] | None
+) -> NoReturn:
+    """Arguments no parser took: the subcommand's parser says so, pointing to its --help."""
+    message = f"unrecognized arguments: {' '.join(unknown)}"
+    if command == "exec" and exec_command is None:
+        message += (
+            "; to run a command, put -- before it: dra-metadata exec CLAIM REQUEST [options] "
+            f"-- {unknown[0]}{' ...' if len(unknown) > 1 else ''}"
+        )
+    parser.subcommand(command).error(message)
 
 
 def _terminate(signum: int, frame: FrameType | None) -> NoReturn:  # noqa: ARG001
@@ -133,7 +147,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     _prepare_streams()
     position = _subcommand_position(given)
     chosen = None if position is None else given[position]
-    arguments = build_parser(chosen if chosen in command_names() else None).parse_args(given)
+    parser = build_parser(chosen if chosen in command_names() else None)
+    arguments, unknown = parser.parse_known_args(given)
+    if unknown:
+        _refuse_unknown(parser, arguments.command, unknown, exec_command=command_line)
     if command_line is not None:
         arguments.command_line = command_line
     signal.signal(signal.SIGTERM, _terminate)

@@ -49,10 +49,11 @@ def chosen_variables(arguments: argparse.Namespace) -> list[tuple[str, str]]:
             name, variable = text, default_variable(text)
         if not name:
             raise UsageError(f"--attribute {text!r}: give an attribute name, NAME[=VAR]")
-        if not _VARIABLE.fullmatch(variable):
+        if not _VARIABLE.fullmatch(variable) or variable == "_":
             raise UsageError(
-                f"--attribute {text!r}: {variable!r} is not a shell variable name "
-                "(letters, digits and _, not first a digit); name one with NAME=VAR"
+                f"--attribute {text!r}: {variable!r} is not a portable shell variable name "
+                "(ASCII letters, digits and _, not first a digit, and not _ alone, which the "
+                "shell overwrites after every command); name one with NAME=VAR"
             )
         if variable in chosen:
             raise UsageError(
@@ -94,8 +95,17 @@ def variable_values(
                     f"device {device.name}: attribute {name} has no value",
                     path=file_of(metadata, device.driver),
                 )
-            texts.append(value_text(value))
+            text = value_text(value)
+            if "\0" in text:
+                raise UsageError(
+                    f"--attribute {name}: the value of device {device.name} "
+                    f"({file_of(metadata, device.driver)}) holds a NUL character, which no "
+                    "environment variable can hold; read it with show -o json instead"
+                )
+            texts.append(text)
         values[variable] = separator.join(texts)
+        if "\0" in values[variable]:
+            raise UsageError("--join: the separator must not hold a NUL character")
     return values
 
 

@@ -125,8 +125,9 @@ def wait_source(arguments: argparse.Namespace) -> Source:
     api_options = kube_options_given(arguments)
     if source == "file" and api_options:
         raise UsageError(
-            f"{' and '.join(api_options)} only apply to the Kubernetes API: add --source api "
-            "(or auto)"
+            f"{' and '.join(api_options)} only "
+            f"{'applies' if len(api_options) == 1 else 'apply'} to the Kubernetes API: add "
+            "--source api (or auto)"
         )
     file_options = [
         option
@@ -139,7 +140,9 @@ def wait_source(arguments: argparse.Namespace) -> Source:
     ]
     if source == "api" and file_options:
         raise UsageError(
-            f"{' and '.join(file_options)} only apply to metadata files, not to --source api"
+            f"{' and '.join(file_options)} only "
+            f"{'applies' if len(file_options) == 1 else 'apply'} to metadata files, not to "
+            "--source api"
         )
     refuse_pod_without_template(arguments)
     if source != "auto":

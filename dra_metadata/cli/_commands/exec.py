@@ -42,6 +42,8 @@ def _run(arguments: argparse.Namespace, out: Output) -> int:
     command: list[str] | None = arguments.command_line
     if not command:
         raise UsageError("exec needs -- COMMAND [ARG...] after its options")
+    if not command[0]:
+        raise UsageError("COMMAND after -- is empty: name the program to run")
     chosen = chosen_variables(arguments)
     wait = check_exec_wait(arguments)
     if wait is not None:
