@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import errno
 import os
 import sys
@@ -121,6 +122,33 @@ def error_message(error: DeviceMetadataError | OSError) -> str:
         if hint:
             message = f"{message}; {hint}"
     return message
+
+
+def report_findings(error: MetadataValidationError) -> int:
+    """Validation findings as ``validate`` lists them: per file a line, then one per finding."""
+    by_file: dict[Path | None, list[str]] = {}
+    for finding in error.errors:
+        where = finding.file if finding.file is not None else error.path
+        by_file.setdefault(where, []).append(f"{finding.path}: {_finding_text(finding)}")
+    for where, lines in by_file.items():
+        count = f"{len(lines)} validation error{'s' if len(lines) != 1 else ''}"
+        complain(f"{where}: {count}" if where is not None else count)
+        for line in lines:
+            complain_more(f"  {line}")
+    return EXIT_INVALID
+
+
+def _finding_text(finding: dra_metadata.FieldError) -> str:
+    """A finding without its file and path (its header line names the file)."""
+    return str(dataclasses.replace(finding, file=None)).removeprefix(f"{finding.path}: ")
+
+
+def complain_more(line: str) -> None:
+    """A line on stderr that continues the one before (no program name)."""
+    if sys.stderr is None:
+        return
+    sys.stderr.write(f"{safe_text(line)}\n")
+    sys.stderr.flush()
 
 
 def report_unreadable(problems: Sequence[BaseException]) -> int:

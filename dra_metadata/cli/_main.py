@@ -1,7 +1,8 @@
 """The command's entry point: the parser of every subcommand, and how a run ends.
 
-Whatever happens, a run ends with one of the documented exit codes and at most one line on
-stderr; a traceback only with ``--debug``.
+Whatever happens, a run ends with one of the documented exit codes and one line on stderr
+(validation findings: a line per file, then one per finding, as ``validate`` lists them); a
+traceback only with ``--debug``.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from collections.abc import Sequence
 from types import FrameType
 from typing import NoReturn
 
-from dra_metadata import DeviceMetadataError, InvalidNameError
+from dra_metadata import DeviceMetadataError, InvalidNameError, MetadataValidationError
 from dra_metadata._missing import WORDING
 from dra_metadata._read import DEFAULT_MAX_SIZE, WARN_STALE, WATCH_MAX_SIZE
 from dra_metadata.cli._arguments import ArgumentParser, VersionAction, add_global_arguments
@@ -33,6 +34,7 @@ from dra_metadata.cli._exit import (
     complain,
     error_message,
     exit_code,
+    report_findings,
 )
 from dra_metadata.cli._output import Output, OutputError
 
@@ -194,6 +196,8 @@ def _ending(error: Exception, command: str) -> int:
     elif isinstance(error, OutputError):
         complain(str(error))
         code = EXIT_NOT_READY
+    elif isinstance(error, MetadataValidationError):
+        code = report_findings(error)
     elif isinstance(error, (DeviceMetadataError, OSError)):
         complain(error_message(error))
         code = exit_code(error)
