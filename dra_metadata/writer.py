@@ -10,11 +10,11 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import orjson
 
-from dra_metadata._errors import MetadataEncodeError
+from dra_metadata._errors import MetadataEncodeError, MetadataValidationError
 from dra_metadata._models import (
     AttributeMap,
     Device,
@@ -35,6 +35,10 @@ from dra_metadata._paths import (
 from dra_metadata._read import DEFAULT_MAX_SIZE, read_metadata_file
 from dra_metadata._versions import KIND, KNOWN_API_VERSIONS
 from dra_metadata._write import FILE_MODE, Directory, WriteMode, check_mode
+from dra_metadata._write_validate import check_before_writing
+
+if TYPE_CHECKING:
+    from dra_metadata._validate import Profile
 
 __all__ = [
     "FILE_MODE",
@@ -272,17 +276,25 @@ _OPTIONS = orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE
 
 
 def encode_stream(
-    metadata: DeviceMetadata, *, versions: Iterable[str] = KNOWN_API_VERSIONS
+    metadata: DeviceMetadata,
+    *,
+    versions: Iterable[str] = KNOWN_API_VERSIONS,
+    validate: bool | Profile = False,
 ) -> bytes:
     """The metadata stream the upstream writer produces: one object per version, in order.
 
     ``versions`` must be known API versions, each at most once; the newest should come first.
-    The ``api_version`` and ``sources`` of ``metadata`` are ignored. No validation is done (as
-    upstream): call dra_metadata.validate first if the data comes from elsewhere.
+    The ``api_version`` and ``sources`` of ``metadata`` are ignored. By default nothing is
+    validated, as upstream's writer does not; ``validate=True`` (or ``"strict"``, the API
+    server's rules too) raises MetadataValidationError, with every finding, when the object
+    breaks the rules of any version it is written in. Example::
+
+        data = encode_stream(metadata, validate=True)
     """
     if not isinstance(metadata, DeviceMetadata):
         raise TypeError(f"metadata must be a DeviceMetadata, not {type(metadata).__name__}")
     chosen = KNOWN_API_VERSIONS if versions is KNOWN_API_VERSIONS else _check_versions(versions)
+    check_before_writing(metadata, validate, chosen, None)
     first = chosen[0]
     wire = _wire_object(metadata, first)
     try:
@@ -380,11 +392,16 @@ def host_metadata_file_path(
     )
 
 
-def _encoded(target: Path, metadata: DeviceMetadata, versions: Iterable[str]) -> bytes:
+def _encoded(
+    target: Path, metadata: DeviceMetadata, versions: Iterable[str], validate: bool | Profile
+) -> bytes:
     try:
-        return encode_stream(metadata, versions=versions)
+        return encode_stream(metadata, versions=versions, validate=validate)
     except MetadataEncodeError as error:
         raise MetadataEncodeError(error.field, error.reason, path=target) from None
+    except MetadataValidationError as error:
+        errors = tuple(replace(finding, file=target) for finding in error.errors)
+        raise MetadataValidationError(errors, metadata, path=target) from None
 
 
 def write_metadata_file(
@@ -394,6 +411,7 @@ def write_metadata_file(
     versions: Iterable[str] = KNOWN_API_VERSIONS,
     mode: WriteMode = "atomic",
     root: StrPath | None = None,
+    validate: bool | Profile = False,
 ) -> Path:
     """Write ``metadata`` as a stream to ``path``, creating parent directories (mode 0755).
 
@@ -409,11 +427,12 @@ def write_metadata_file(
     given. A symlink as the file itself is always refused. Arguments are checked before
     anything on disk changes; every I/O failure is a MetadataWriteError (an OSError with
     ``errno``) naming the file and the step. Writers take an advisory lock (flock) on the
-    file's directory while they write.
+    file's directory while they write. ``validate`` as in encode_stream: a finding raises
+    MetadataValidationError before anything on disk changes.
     """
     target = Path(path)
     chosen_mode = check_mode(mode)
-    data = _encoded(target, metadata, versions)
+    data = _encoded(target, metadata, versions, validate)
     with Directory.open(target, root=root, create=True) as directory:
         directory.write(data, chosen_mode)
     return target
@@ -430,6 +449,7 @@ def update_metadata_file(
     mode: WriteMode = "atomic",
     max_size: int = DEFAULT_MAX_SIZE,
     root: StrPath | None = None,
+    validate: bool | Profile = False,
 ) -> DeviceMetadata:
     """Apply ``change`` to the file's current object and write it back with generation + 1.
 
@@ -440,7 +460,8 @@ def update_metadata_file(
 
     Read, change and write happen under an advisory lock (flock) on the file's directory, so
     that several processes updating one file at once lose no update. ``mode``, ``root`` and
-    the errors are those of write_metadata_file; the file must exist.
+    the errors are those of write_metadata_file; the file must exist. ``validate`` checks the
+    changed object as encode_stream does: a finding leaves the file as it was.
     """
     target = Path(path)
     chosen_mode = check_mode(mode)
@@ -467,7 +488,7 @@ def update_metadata_file(
             updated = replace(current, requests=(request,))
         meta = replace(updated.metadata, generation=current.generation + 1)
         result = replace(updated, metadata=meta, sources=())
-        directory.write(_encoded(target, result, chosen_versions), chosen_mode)
+        directory.write(_encoded(target, result, chosen_versions, validate), chosen_mode)
     return result
 
 

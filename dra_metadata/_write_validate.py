@@ -1,0 +1,45 @@
+"""Validation before writing: the writers' ``validate=`` option.
+
+Upstream's writer validates nothing, so the writers here do not either unless asked: a
+driver that builds its objects from checked data pays nothing, and the same objects upstream
+writes can be written (fixtures of invalid files included). ``validate=True`` or ``"strict"``
+checks the object in every API version it is about to be written in, before anything on disk
+changes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from dra_metadata._decode import resolve_profile
+from dra_metadata._errors import MetadataValidationError
+from dra_metadata._models import DeviceMetadata
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    from dra_metadata._validate import FieldError, Profile
+
+
+def check_before_writing(
+    metadata: DeviceMetadata,
+    validate: bool | Profile,
+    versions: Iterable[str],
+    path: Path | None,
+) -> None:
+    """Raise MetadataValidationError (naming ``path``) when ``metadata`` breaks the rules of
+    any of ``versions`` under the profile ``validate`` asks for; nothing when it is False."""
+    profile = resolve_profile(validate)
+    if profile is None:
+        return
+    from dra_metadata._validate import validate as findings_of  # noqa: PLC0415 - when asked
+
+    found: dict[str, FieldError] = {}
+    for version in versions:
+        as_written = replace(metadata, api_version=version, sources=())
+        for finding in findings_of(as_written, profile=profile):
+            found.setdefault(str(finding), replace(finding, file=path))
+    if found:
+        raise MetadataValidationError(tuple(found.values()), metadata, path=path)
