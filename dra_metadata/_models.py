@@ -19,9 +19,10 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar, overload
 
 from dra_metadata._errors import AttributeNotFoundError, AttributeValueError
+from dra_metadata._repr import set_fields_repr
 
 INT64_MIN = -(2**63)
 INT64_MAX = 2**63 - 1
@@ -128,7 +129,7 @@ def _coerce_str_map(owner: object, name: str) -> None:
     _object_setattr(owner, name, dict(value))
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False)
 class DeviceAttribute:
     """One attribute value. Exactly one member should be set; `value` returns it.
 
@@ -146,6 +147,7 @@ class DeviceAttribute:
     versions: Sequence[str] = ()
 
     __pydantic_config__ = _PYDANTIC_CONFIG
+    __repr__ = set_fields_repr
 
     def __post_init__(self) -> None:
         _check_int64(self, "int", optional=True)
@@ -374,7 +376,7 @@ def _plain_attribute(owner: str, key: str, value: object) -> DeviceAttribute:
     raise TypeError(f"{owner}[{key!r}] must be {_PLAIN_VALUE_HELP}, not {value!r}")
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False)
 class NetworkDeviceData:
     """Network data of a device, often published later than the device itself."""
 
@@ -383,6 +385,7 @@ class NetworkDeviceData:
     hardware_address: str = ""
 
     __pydantic_config__ = _PYDANTIC_CONFIG
+    __repr__ = set_fields_repr
 
     def __post_init__(self) -> None:
         _check(self, "interface_name", str, "a str")
@@ -390,7 +393,7 @@ class NetworkDeviceData:
         _check(self, "hardware_address", str, "a str")
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False)
 class Device:
     """One allocated device: who serves it, where it comes from, and what it looks like."""
 
@@ -404,6 +407,7 @@ class Device:
     network_data: NetworkDeviceData | None = None
 
     __pydantic_config__ = _PYDANTIC_CONFIG
+    __repr__ = set_fields_repr
 
     if TYPE_CHECKING:  # what type checkers see: attributes also take plain values
 
@@ -452,6 +456,10 @@ class Device:
                 )
         return found
 
+    @overload
+    def attribute(self, name: str, default: None = None) -> AttributeValue | None: ...
+    @overload
+    def attribute(self, name: str, default: _T) -> AttributeValue | _T: ...
     def attribute(self, name: str, default: _T | None = None) -> AttributeValue | _T | None:
         """The plain value of attribute ``name`` (see get_attribute), or ``default``.
 
@@ -490,7 +498,7 @@ class DeviceMetadataRequest:
         return subrequest if separator else None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False)
 class OwnerReference:
     """An entry of ``metadata.ownerReferences`` (kept so that nothing in a file is lost)."""
 
@@ -502,6 +510,7 @@ class OwnerReference:
     block_owner_deletion: bool | None = None
 
     __pydantic_config__ = _PYDANTIC_CONFIG
+    __repr__ = set_fields_repr
 
     def __post_init__(self) -> None:
         for name in ("api_version", "kind", "name", "uid"):
@@ -510,7 +519,7 @@ class OwnerReference:
         _check_optional(self, "block_owner_deletion", bool, "a bool")
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False)
 class ManagedFieldsEntry:
     """An entry of ``metadata.managedFields`` (kept so that nothing in a file is lost)."""
 
@@ -524,6 +533,7 @@ class ManagedFieldsEntry:
     subresource: str = ""
 
     __pydantic_config__ = _PYDANTIC_CONFIG
+    __repr__ = set_fields_repr
 
     def __post_init__(self) -> None:
         for name in ("manager", "operation", "api_version", "fields_type", "subresource"):
@@ -531,7 +541,7 @@ class ManagedFieldsEntry:
         _check_optional(self, "time", datetime, "a datetime")
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False)
 class ObjectMeta:
     """Kubernetes object metadata of the claim; drivers fill name, namespace, uid, generation."""
 
@@ -552,6 +562,7 @@ class ObjectMeta:
     managed_fields: Sequence[ManagedFieldsEntry] = ()
 
     __pydantic_config__ = _PYDANTIC_CONFIG
+    __repr__ = set_fields_repr
 
     def __post_init__(self) -> None:
         for name in ("name", "generate_name", "namespace", "self_link", "uid", "resource_version"):
@@ -569,7 +580,7 @@ class ObjectMeta:
         )
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False)
 class DeviceMetadata:
     """What the drivers published for one request of a claim.
 
@@ -585,6 +596,7 @@ class DeviceMetadata:
     sources: Sequence["MetadataSource"] = field(default=(), compare=False, repr=False)
 
     __pydantic_config__ = _PYDANTIC_CONFIG
+    __repr__ = set_fields_repr
 
     def __post_init__(self) -> None:
         _check(self, "api_version", str, "a str")

@@ -10,7 +10,7 @@ refused (ValueError) instead of being silently ignored.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Literal, Protocol
 
 from dra_metadata._models import Device, DeviceMetadata
@@ -23,6 +23,7 @@ from dra_metadata._watch._waits import (
     FileWait,
     device_condition,
     network_data_condition,
+    required_fields,
 )
 
 if TYPE_CHECKING:
@@ -163,7 +164,8 @@ def _for_devices(predicate: Callable[[Device], bool]) -> _ConditionFor:
     return condition_for
 
 
-def _for_network_data(require: tuple[str, ...]) -> _ConditionFor:
+def _for_network_data(required: str | Iterable[str]) -> _ConditionFor:
+    require = required_fields(required)
     network_data_condition(require)  # unknown fields: a ValueError at the call, whatever source
 
     def condition_for(chosen: _Chosen) -> Condition:
@@ -285,7 +287,7 @@ def wait_for_network_data(  # noqa: PLR0913 - the options of both sources
     driver: str | None = None,
     root: StrPath | None = None,
     timeout: float | None,
-    require: tuple[str, ...] = ("interface_name",),
+    require: str | Iterable[str] = ("interface_name",),
     poll_interval: float | None = None,
     force_polling: bool | None = None,
     stop_event: StopEvent | None = None,
@@ -297,7 +299,8 @@ def wait_for_network_data(  # noqa: PLR0913 - the options of both sources
     """Wait until every device of the request has network data with the ``require``d fields.
 
     Which fields are required is the caller's choice (IPs can legitimately be empty without
-    IPAM): any of "interface_name", "ips", "hardware_address". For drivers that publish
+    IPAM): any of "interface_name", "ips", "hardware_address", as one name (``require="ips"``)
+    or an iterable of names; anything else is a TypeError. For drivers that publish
     network data only in the claim's status (DraNet), wait with ``source="api"`` (or
     ``"auto"``). Raises as wait_for does.
     """
@@ -413,7 +416,7 @@ async def await_for_network_data(  # noqa: PLR0913 - the options of both sources
     driver: str | None = None,
     root: StrPath | None = None,
     timeout: float | None,
-    require: tuple[str, ...] = ("interface_name",),
+    require: str | Iterable[str] = ("interface_name",),
     poll_interval: float | None = None,
     force_polling: bool | None = None,
     stop_event: StopEvent | None = None,

@@ -9,7 +9,7 @@ which also wait on the Kubernetes API (``source=``), are in ``_sources``.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Generator
+from collections.abc import Callable, Generator, Iterable
 from dataclasses import dataclass
 
 from dra_metadata._errors import StaleMetadataError, WaitTimeoutError
@@ -25,6 +25,23 @@ Condition = Callable[[DeviceMetadata], "str | None"]
 
 NETWORK_FIELDS = ("interface_name", "ips", "hardware_address")
 """Fields of NetworkDeviceData that wait_for_network_data can require."""
+
+
+def required_fields(require: object) -> tuple[str, ...]:
+    """``require=`` of the network-data waits as a tuple: one field name as a str, or an
+    iterable of names; anything else is a TypeError (a str is never split into letters)."""
+    if isinstance(require, str):
+        return (require,)
+    if isinstance(require, (bytes, bytearray)) or not isinstance(require, Iterable):
+        raise TypeError(
+            "require must be a field name (str) or an iterable of them, not "
+            f"{type(require).__name__}"
+        )
+    fields = tuple(require)
+    for name in fields:
+        if not isinstance(name, str):
+            raise TypeError(f"require: each field name must be a str, not {type(name).__name__}")
+    return fields
 
 
 def _generations(metadata: DeviceMetadata) -> str:

@@ -33,6 +33,11 @@ def read(root: Path) -> list[str]:
         if isinstance(value, str):
             uuids.append(value)
         fallback: AttributeValue | int | None = device.attribute("index", -1)
+        # A non-None default narrows the result: no None left to handle (issue 23).
+        narrowed: AttributeValue | str = device.attribute("uuid", "none")
+        index: AttributeValue | int = device.attribute("index", default=-1)
+        maybe: AttributeValue | None = device.attribute("uuid", None)
+        del narrowed, index, maybe
         try:
             device.attribute("pciBusID")
         except dra_metadata.AttributeNotFoundError as error:
@@ -96,6 +101,9 @@ def watch(root: Path) -> int | None:
         if kind is dra_metadata.MetadataEventKind.UPDATED and event.metadata is not None:
             return event.generations.get("gpu.example.com")
     ready = dra_metadata.wait_for_network_data("c", "r", root=root, timeout=5, require=("ips",))
+    one = dra_metadata.wait_for_network_data("c", "r", root=root, timeout=5, require="ips")
+    listed = dra_metadata.wait_for_network_data("c", "r", root=root, timeout=5, require=["ips"])
+    del one, listed
     return ready.generation
 
 

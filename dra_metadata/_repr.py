@@ -1,0 +1,37 @@
+"""Readable reprs for the models: only the fields that are set.
+
+``DeviceAttribute(version="1.0.0")`` has eight members, seven of them empty; a printed device
+with a dozen attributes would be mostly ``int=None, bool=None, ...``. The models whose empty
+fields are noise use `set_fields_repr`, which shows what differs from the field's default
+(``Device()`` shows as ``Device()``). ``eval(repr(x)) == x`` still holds for values whose own
+reprs round-trip.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+
+def _default(field: dataclasses.Field[Any]) -> object:
+    if field.default is not dataclasses.MISSING:
+        return field.default
+    if field.default_factory is not dataclasses.MISSING:
+        return field.default_factory()
+    return dataclasses.MISSING
+
+
+def set_fields_repr(self: Any) -> str:
+    """``Name(field=value, ...)`` with only the fields whose value is not their default."""
+    shown = []
+    for field in dataclasses.fields(self):
+        if not field.repr:
+            continue
+        value = getattr(self, field.name)
+        default = _default(field)
+        if default is not dataclasses.MISSING and type(value) is type(default) and value == default:
+            continue
+        if default is None and value is None:
+            continue
+        shown.append(f"{field.name}={value!r}")
+    return f"{type(self).__name__}({', '.join(shown)})"
