@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import re
+import shlex
 from pathlib import Path
 
 import dra_metadata
@@ -83,6 +85,45 @@ def key_attributes(device: dra_metadata.Device) -> list[str]:
     return [chosen[name] for name in KEY_ATTRIBUTES if name in chosen]
 
 
+ATTRIBUTES_WIDTH = 96
+"""Room in the ATTRIBUTES column: the key attributes always, then others while they fit."""
+
+
+def shown_value(attribute: dra_metadata.DeviceAttribute) -> str:
+    """An attribute's value as a table shows it: quoted shell-style when it holds spaces,
+    quotes, backslashes or control characters (``productName='Example H200 141GB'``)."""
+    text = attribute_text(attribute)
+    try:
+        attribute.value  # noqa: B018 - "(unset)" and "(int, string)" are no values to quote
+    except dra_metadata.AttributeValueError:
+        return text
+    if attribute.value is None:
+        return text
+    return shlex.quote(text) if not text or _NEEDS_QUOTES.search(text) else text
+
+
+_NEEDS_QUOTES = re.compile(r"[\s'\"\\\x00-\x1f\x7f-\x9f$`]")
+
+
+def attribute_cell(device: dra_metadata.Device) -> list[str]:
+    """``name=value`` of the key attributes, then of the others (sorted) while they fit in
+    ATTRIBUTES_WIDTH, then ``+N more`` for what did not."""
+    keys = key_attributes(device)
+    shown = [f"{key}={shown_value(device.attributes[key])}" for key in keys]
+    others = sorted(key for key in device.attributes if key not in keys)
+    width = sum(len(item) + 1 for item in shown)
+    for position, key in enumerate(others):
+        item = f"{key}={shown_value(device.attributes[key])}"
+        left = len(others) - position - 1
+        reserve = len(f" +{left} more") if left else 0
+        if width + len(item) + reserve > ATTRIBUTES_WIDTH:
+            shown.append(f"+{len(others) - position} more")
+            break
+        shown.append(item)
+        width += len(item) + 1
+    return shown
+
+
 def _show_table(metadata: DeviceMetadata, out: Output, *, all_attributes: bool) -> None:
     who = f"{metadata.namespace}/{metadata.name}" if metadata.namespace else metadata.name
     claim = f"claim {who or '(unnamed)'}"
@@ -107,11 +148,7 @@ def _show_table(metadata: DeviceMetadata, out: Output, *, all_attributes: bool) 
     details: list[list[list[str]]] = []
     for request in metadata.requests:
         for device in request.devices:
-            keys = key_attributes(device)
-            shown = [f"{key}={attribute_text(device.attributes[key])}" for key in keys]
-            rest = len(device.attributes) - len(keys)
-            if rest > 0:
-                shown.append(f"+{rest} more")
+            shown = attribute_cell(device)
             network = device.network_data
             network_text = "-"
             if network is not None:
@@ -130,7 +167,7 @@ def _show_table(metadata: DeviceMetadata, out: Output, *, all_attributes: bool) 
             if all_attributes:
                 title = [[f"{device.driver} {device.pool}/{device.name}"]]
                 lines = [
-                    [f"  {key} = {attribute_text(device.attributes[key])}"]
+                    [f"  {key} = {shown_value(device.attributes[key])}"]
                     for key in sorted(device.attributes)
                 ]
                 details.append(title + lines)
