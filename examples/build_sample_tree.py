@@ -1,11 +1,16 @@
-"""Write the sample metadata tree in examples/tree/ exactly as DRA drivers would.
+"""Write the sample metadata tree exactly as DRA drivers would.
 
-Run it after changing the sample data: python examples/build_sample_tree.py
-(tests/test_examples.py fails when the committed tree differs from what this writes).
+    python examples/build_sample_tree.py DIR          # a new tree in DIR (empty or missing)
+    python examples/build_sample_tree.py --committed  # rewrite examples/tree (after changing
+                                                      # the sample data below)
+
+tests/test_examples.py fails when the committed tree differs from what this writes. Nothing is
+written over an existing tree unless asked (--committed, or --overwrite for DIR).
 """
 
 from __future__ import annotations
 
+import argparse
 import sys
 from dataclasses import replace
 from pathlib import Path
@@ -84,7 +89,9 @@ def build(root: Path) -> list[Path]:
     )
     for driver, metadata in (("gpu.example.com", gpus), ("rdma.example.com", nics)):
         path = resource_claim_file_path(driver, "training-gpus", "gpu", root=root)
-        written.append(write_metadata_file(path, metadata, versions=[V1BETA1, V1ALPHA1]))
+        written.append(
+            write_metadata_file(path, metadata, versions=[V1BETA1, V1ALPHA1], validate="strict")
+        )
 
     # A claim made from a ResourceClaimTemplate, with a prioritized-list subrequest, written by
     # an alpha-era driver (v1alpha1 only).
@@ -104,7 +111,7 @@ def build(root: Path) -> list[Path]:
         ],
     )
     path = resource_claim_template_file_path("gpu.example.com", "accelerator", "gpu", root=root)
-    written.append(write_metadata_file(path, inference, versions=[V1ALPHA1]))
+    written.append(write_metadata_file(path, inference, versions=[V1ALPHA1], validate="strict"))
 
     # An SR-IOV virtual function whose network data arrived in a later update (generation 2).
     vf = DeviceMetadata(
@@ -141,11 +148,43 @@ def build(root: Path) -> list[Path]:
         ],
     )
     path = resource_claim_file_path("sriov.example.com", "fast-net", "vf", root=root)
-    written.append(write_metadata_file(path, vf, versions=[V1BETA1, V1ALPHA1]))
+    written.append(write_metadata_file(path, vf, versions=[V1BETA1, V1ALPHA1], validate="strict"))
     return written
 
 
-if __name__ == "__main__":
-    target = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(__file__).parent / "tree"
+COMMITTED = Path(__file__).parent / "tree"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        description="Write the sample DRA device metadata tree (examples/tree) into DIR.",
+        epilog="example: python examples/build_sample_tree.py /tmp/tree && "
+        "DRA_METADATA_ROOT=/tmp/tree dra-metadata ls",
+    )
+    parser.add_argument("directory", metavar="DIR", nargs="?", type=Path, help="where to write")
+    parser.add_argument(
+        "--committed",
+        action="store_true",
+        help="rewrite the committed examples/tree (instead of DIR)",
+    )
+    parser.add_argument(
+        "--overwrite", action="store_true", help="write into DIR even if it holds files already"
+    )
+    arguments = parser.parse_args(argv)
+    if arguments.committed == (arguments.directory is not None):
+        parser.error("give DIR, or --committed to rewrite examples/tree (not both)")
+    target: Path = COMMITTED if arguments.committed else arguments.directory
+    if not arguments.committed:
+        if target.resolve() == COMMITTED.resolve():
+            parser.error("DIR is the committed examples/tree: use --committed to rewrite it")
+        if target.exists() and not target.is_dir():
+            parser.error(f"{target} exists and is not a directory")
+        if target.is_dir() and any(target.iterdir()) and not arguments.overwrite:
+            parser.error(f"{target} is not empty: give an empty DIR, or --overwrite")
     for written_path in build(target):
         print(written_path)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
