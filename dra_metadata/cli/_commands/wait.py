@@ -71,5 +71,5 @@ COMMAND = Command(
     run=_run,
     exit_codes="exit codes: 0 ready, 1 timed out or not found, 2 usage, 3 undecodable or "
     "invalid, 4 stale view (restart the container), 5 the Kubernetes API refused or could not "
-    "be reached",
+    "be reached, 6 a file or directory cannot be read (permission denied, I/O error)",
 )
