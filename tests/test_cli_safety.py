@@ -193,8 +193,8 @@ def test_control_characters_are_escaped_in_tables(hostile_tree: MetadataTree) ->
     assert "\u202e" not in result.stdout
     assert "\r" not in result.stdout
     assert "gpu-0\\x1b[2J" in result.stdout
-    assert "model=H200 \\x1b]0;owned\\x07\\u202eé" in result.stdout
-    assert "uuid=GPU-1\\nsecond line" in result.stdout
+    assert "model='H200 \\x1b]0;owned\\x07\\u202eé'" in result.stdout  # quoted (issue 23)
+    assert "uuid='GPU-1\\nsecond line'" in result.stdout
     assert "net\\r1" in result.stdout
     listing = run("ls", "-o", "table", root=hostile_tree.root)
     assert "d\\xff.example.com" in listing.stdout

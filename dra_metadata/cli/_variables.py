@@ -49,11 +49,15 @@ def chosen_variables(arguments: argparse.Namespace) -> list[tuple[str, str]]:
             name, variable = text, default_variable(text)
         if not name:
             raise UsageError(f"--attribute {text!r}: give an attribute name, NAME[=VAR]")
-        if not _VARIABLE.fullmatch(variable) or variable == "_":
+        if not _VARIABLE.fullmatch(variable):
             raise UsageError(
-                f"--attribute {text!r}: {variable!r} is not a portable shell variable name "
-                "(ASCII letters, digits and _, not first a digit, and not _ alone, which the "
-                "shell overwrites after every command); name one with NAME=VAR"
+                f"--attribute {text!r}: {variable!r} is not a shell variable name "
+                "(ASCII letters, digits and _, not first a digit); name one with NAME=VAR"
+            )
+        if variable == "_":
+            raise UsageError(
+                f"--attribute {text!r}: '_' is not a shell variable name to set (the shell "
+                "overwrites it after every command); name one with NAME=VAR"
             )
         if variable in chosen:
             raise UsageError(
