@@ -29,9 +29,8 @@ def set_fields_repr(self: Any) -> str:
             continue
         value = getattr(self, field.name)
         default = _default(field)
-        if default is not dataclasses.MISSING and type(value) is type(default) and value == default:
-            continue
-        if default is None and value is None:
-            continue
+        unchanged = value == default and (type(value) is type(default) or not value)
+        if default is not dataclasses.MISSING and unchanged:
+            continue  # an empty mapping of another type is as empty as the default
         shown.append(f"{field.name}={value!r}")
     return f"{type(self).__name__}({', '.join(shown)})"

@@ -94,11 +94,11 @@ def shown_value(attribute: dra_metadata.DeviceAttribute) -> str:
     quotes, backslashes or control characters (``productName='Example H200 141GB'``)."""
     text = attribute_text(attribute)
     try:
-        attribute.value  # noqa: B018 - "(unset)" and "(int, string)" are no values to quote
+        value = attribute.value
     except dra_metadata.AttributeValueError:
-        return text
-    if attribute.value is None:
-        return text
+        return text  # "(int, string)": no value to quote
+    if value is None:
+        return text  # "(unset)"
     return shlex.quote(text) if not text or _NEEDS_QUOTES.search(text) else text
 
 
