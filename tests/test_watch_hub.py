@@ -391,3 +391,36 @@ def test_out_of_inotify_polls_with_one_warning(
     assert message in warnings_[0]
     assert f"({value})" in warnings_[0]  # the limit's value where the process runs
     assert warnings_[0].endswith("; watching by polling instead")
+
+
+LIMITED_WAIT = """
+import logging, sys
+from dra_metadata import WaitTimeoutError, wait_for_network_data
+from dra_metadata.testing import MetadataTree
+logging.basicConfig(level=logging.INFO, format="%(levelname)s %(message)s")
+MetadataTree(sys.argv[1]).add_claim("c", "r", "nic.example.com", ["nic-0"])  # never ready
+try:
+    wait_for_network_data("c", "r", root=sys.argv[1], timeout=1, poll_interval=0.05)
+except WaitTimeoutError as error:
+    print("timed out:", error.message, flush=True)
+"""
+
+
+@pytest.mark.skipif(_user_namespace_problem() is not None, reason=str(_user_namespace_problem()))
+def test_a_wait_out_of_watches_polls_and_ends_on_time(tmp_path: Path) -> None:
+    # It used to start inotify again after every scan, run out of watches again and never
+    # reach its deadline (the subprocess's timeout ends such a run).
+    result = subprocess.run(
+        [
+            "unshare", "-U", "-r", "sh", "-c",
+            'echo 1 > /proc/sys/user/max_inotify_watches && exec "$0" -c "$1" "$2"',
+            sys.executable, LIMITED_WAIT, str(tmp_path),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )  # fmt: skip
+    assert result.stdout.startswith("timed out: "), result.stderr
+    assert result.stderr.count("WARNING") == 1, result.stderr
+    assert "fs.inotify.max_user_watches (1)" in result.stderr
