@@ -29,6 +29,7 @@ from dra_metadata import (
     NetworkDeviceData,
     awatch_metadata_file,
     wait_for_network_data,
+    watch_claim_metadata,
     watch_metadata_file,
 )
 from dra_metadata._watch._inotify import Hints
@@ -424,3 +425,21 @@ def test_a_wait_out_of_watches_polls_and_ends_on_time(tmp_path: Path) -> None:
     assert result.stdout.startswith("timed out: "), result.stderr
     assert result.stderr.count("WARNING") == 1, result.stderr
     assert "fs.inotify.max_user_watches (1)" in result.stderr
+
+
+def test_a_request_directory_moved_away_and_made_again_is_followed(tmp_path: Path) -> None:
+    # The watcher looks at its directory again only when the directory itself had an event;
+    # moved away, it watches the parent until a new one is made, then that one.
+    tree = MetadataTree(tmp_path, mode="in-place")
+    path = tree.add_claim("c", "r", "nic.example.com", ["nic-0"])
+    watch = watch_claim_metadata("c", "r", root=tmp_path, poll_interval=NEVER, timeout=60)
+    assert next(watch).kind is CREATED
+    path.parent.rename(path.parent.with_name("r-old"))
+    assert next(watch).kind is REMOVED
+    tree.add_claim("c", "r", "nic.example.com", ["nic-0"], generation=7)
+    event = next(watch)
+    assert event.metadata is not None
+    assert event.metadata.generation == 7
+    assert path.parent.stat().st_ino in [ino for ino, _ in the_instance().values()]
+    watch.close()
+    assert instances() == []

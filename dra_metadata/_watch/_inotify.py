@@ -140,6 +140,7 @@ class Hints:
         self._entries: dict[int, set[_Entry]] = {}  # descriptor -> what it watches for us
         self._file_watches: dict[Path, tuple[int, tuple[int, int]]] = {}
         self._directory_watch: tuple[int, Path] | None = None
+        self._directory_changed = False  # its inode had an event (moved, removed, chmod)
 
     def start(self) -> bool:
         """Join the shared instance; False (and polling logged) where that is not possible."""
@@ -199,6 +200,8 @@ class Hints:
 
     def take(self) -> tuple[set[Path], bool]:
         """The paths events pointed at, and whether events were lost, since the last take."""
+        if not self._changed and not self._overflowed:
+            return set(), False  # what arrives meanwhile is pending for the next take
         with self._lock:
             changed, self._changed = self._changed, set()
             overflowed, self._overflowed = self._overflowed, False
@@ -210,6 +213,7 @@ class Hints:
         with self._lock:
             for directory, path in self._entries.get(descriptor, ()):
                 self._changed.add(path / name if directory and name else path)
+                self._directory_changed |= directory and not name
 
     def watching(self, descriptor: int, entry: _Entry) -> None:
         self._entries.setdefault(descriptor, set()).add(entry)
@@ -250,11 +254,15 @@ class Hints:
         hub = self._usable()
         if hub is None:
             return
+        current = self._directory_watch
+        watched = None if current is None or current[0] not in self._entries else current[1]
+        if watched == directory and not self._directory_changed:
+            return  # nothing happened to the directory itself: no need to look at it
+        changed, self._directory_changed = self._directory_changed, False
         target = directory
         while not _is_directory(target) and target.parent != target:
             target = target.parent
-        current = self._directory_watch
-        if current is not None and current[1] == target and current[0] in self._entries:
+        if watched == target and not changed:
             return
         mask = _DIRECTORY_MASK if target == directory else _ANCESTOR_MASK
         descriptor = self._add(hub, target, mask, (True, target))

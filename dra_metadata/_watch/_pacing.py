@@ -70,6 +70,26 @@ class _StopRelay:
             self._closed = True
 
 
+class _Wakeup:
+    """A flag one thread waits on and any thread sets: a lock held while the flag is clear
+    (cheaper than threading.Event, and its wait is interrupted by Ctrl-C all the same)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._lock.acquire()
+
+    def set(self) -> None:
+        with contextlib.suppress(RuntimeError):  # set already
+            self._lock.release()
+
+    def clear(self) -> None:
+        self._lock.acquire(blocking=False)
+
+    def wait(self, seconds: float) -> None:
+        """Until set (and clear it again) or ``seconds`` passed."""
+        self._lock.acquire(timeout=seconds)
+
+
 class Pacer:
     """Pauses of one sync watch or wait; ``close`` when it ends."""
 
@@ -78,7 +98,7 @@ class Pacer:
         self._stop_event = stop_event
         self._blocking = _blocking_wait(stop_event)
         self._relay: _StopRelay | None = None
-        self._woken = threading.Event()
+        self._woken = _Wakeup()
         watcher.hints.wake = self._woken.set
 
     def pause(self, seconds: float) -> None:
