@@ -256,9 +256,10 @@ class Hints:
             return
         current = self._directory_watch
         watched = None if current is None or current[0] not in self._entries else current[1]
-        if watched == directory and not self._directory_changed:
+        with self._lock:
+            changed, self._directory_changed = self._directory_changed, False
+        if watched == directory and not changed:
             return  # nothing happened to the directory itself: no need to look at it
-        changed, self._directory_changed = self._directory_changed, False
         target = directory
         while not _is_directory(target) and target.parent != target:
             target = target.parent
