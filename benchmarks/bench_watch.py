@@ -1,6 +1,6 @@
 """Update-to-event latency of the watcher, and its idle CPU use in every mode, in one run.
 
-    python benchmarks/bench_watch.py [--quick]
+    python benchmarks/bench_watch.py [--quick] [--baseline PYTHON] [--cap-inotify-instances N]
 
 A writer thread rewrites a metadata file in place (truncate + write, as the alpha writer does)
 and waits until the update was seen before the next one. Measured: the inotify watcher, the
@@ -14,13 +14,24 @@ is_set(), polling), async watches (with and without an asyncio.Event), a wait, t
 asyncio tasks). The CPU time of all the process's threads is read from /proc over 10 s, after a
 1 s warm-up that also covers the command's start-up.
 
+Then 1,000 watches of 1,000 files in one process (threads with a threading.Event as stop_event,
+asyncio tasks with an asyncio.Event, and 500 of each), their CPU per 10 s and the inotify
+instances the process holds (``anon_inode:inotify`` links in /proc/self/fd) once every watch
+has reported its file; with ``--baseline PYTHON`` each of these also runs, one after the other
+and each in a fresh process, under another interpreter (say, a virtual environment of an older
+commit), side by side. ``--cap-inotify-instances N`` runs those processes in a user namespace of
+their own (``unshare -U``) whose per-user limit is N: an old version takes every instance the
+user may have (128), from every other process of the user on the machine.
+
 Targets: inotify p50 at most 2x (floor p50 + one decode), p99 at most 5 ms; a watch ends within
 100 ms of its stop_event or timeout (issue #4); at most 0.01 s of CPU per 10 s for each single
-watch or wait, and 0.1 s for 100 watches together (issue #16).
+watch or wait, and 0.1 s for 100 watches together (issue #16); for 1,000 watches, 0.1 s and
+one inotify instance, two when sync and async watches mix (issue #24).
 """
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import os
 import statistics
@@ -38,7 +49,7 @@ import dra_metadata
 from dra_metadata import DeviceMetadata, ObjectMeta
 from dra_metadata.writer import encode_stream
 
-from _common import best_seconds, quick_option
+from _common import best_seconds
 
 Observe = Callable[[Path, Callable[[int], None]], Iterator[None]]
 
@@ -150,7 +161,7 @@ import asyncio, os, sys, threading, time
 from pathlib import Path
 import dra_metadata
 directory = Path(sys.argv[1])
-many = int(sys.argv[2])  # inotify instances to wait for with 100 watches
+many = int(sys.argv[2])  # inotify instances to wait for with 100 watches; mass: watches
 files = sorted(directory.glob("*-metadata.json"))
 path = files[0]
 
@@ -183,6 +194,26 @@ def in_thread(function, *arguments, **options):
 async def async_watch(path, **options):
     async for _ in dra_metadata.awatch_metadata_file(path, **options):
         pass
+
+reported = threading.Semaphore(0)  # released by every event of the mass modes
+
+def sync_watch_reporting(path, poll_interval=1.0):
+    for _ in dra_metadata.watch_metadata_file(
+        path, stop_event=threading.Event(), poll_interval=poll_interval
+    ):
+        reported.release()
+
+async def async_watch_reporting(path, poll_interval=1.0):
+    async for _ in dra_metadata.awatch_metadata_file(
+        path, stop_event=asyncio.Event(), poll_interval=poll_interval
+    ):
+        reported.release()
+
+def all_reported(count):  # every watch has reported its file (and watches it now)
+    for _ in range(count):
+        reported.acquire()
+    time.sleep(1)
+    print("ready", inotify_instances(), flush=True)
 """
 
 IDLE_MODES = {
@@ -226,9 +257,60 @@ MANY_MODES = {
         "asyncio.run(main())"
     ),
 }
+# 1,000 watches of 1,000 files (directory/many), measured one at a time (issue #24).
+MASS_MODES = {
+    "watch_metadata_file threads, threading.Event": (
+        "mass = sorted((directory / 'many').glob('*-metadata.json'))[:many]\n"
+        "[in_thread(sync_watch_reporting, file) for file in mass]\n"
+        "all_reported(len(mass)); time.sleep(3600)"
+    ),
+    "  the threads, poll_interval=inf (inotify alone)": (
+        "mass = sorted((directory / 'many').glob('*-metadata.json'))[:many]\n"
+        "[in_thread(sync_watch_reporting, file, float('inf')) for file in mass]\n"
+        "all_reported(len(mass)); time.sleep(3600)"
+    ),
+    "awatch_metadata_file tasks, asyncio.Event": (
+        "mass = sorted((directory / 'many').glob('*-metadata.json'))[:many]\n"
+        "async def main():\n"
+        "    threading.Thread(target=all_reported, args=(len(mass),)).start()\n"
+        "    await asyncio.gather(*(async_watch_reporting(file) for file in mass))\n"
+        "asyncio.run(main())"
+    ),
+    "  the tasks, poll_interval=inf (inotify alone)": (
+        "mass = sorted((directory / 'many').glob('*-metadata.json'))[:many]\n"
+        "async def main():\n"
+        "    threading.Thread(target=all_reported, args=(len(mass),)).start()\n"
+        "    await asyncio.gather(*(async_watch_reporting(file, float('inf')) for file in mass))\n"
+        "asyncio.run(main())"
+    ),
+    "half threads, half tasks in one process": (
+        "mass = sorted((directory / 'many').glob('*-metadata.json'))[:many]\n"
+        "half = len(mass) // 2\n"
+        "[in_thread(sync_watch_reporting, file) for file in mass[:half]]\n"
+        "async def main():\n"
+        "    threading.Thread(target=all_reported, args=(len(mass),)).start()\n"
+        "    await asyncio.gather(*(async_watch_reporting(file) for file in mass[half:]))\n"
+        "asyncio.run(main())"
+    ),
+}
+MASS_FILES = 1000
 
 
-def idle_command(mode: str, directory: Path, *, quick: bool) -> list[str]:
+def idle_command(
+    mode: str,
+    directory: Path,
+    *,
+    quick: bool,
+    python: str = sys.executable,
+    cap: int | None = None,
+) -> list[str]:
+    if mode in MASS_MODES:
+        count = "50" if quick else str(MASS_FILES)  # a quick run: a smoke test
+        command = [python, "-c", IDLE_PRELUDE + MASS_MODES[mode], str(directory), count]
+        if cap is None:
+            return command
+        limit = 'echo "$0" > /proc/sys/user/max_inotify_instances && exec "$@"'
+        return ["unshare", "-U", "-r", "sh", "-c", limit, str(cap), *command]
     code = IDLE_MODES[mode] if mode in IDLE_MODES else MANY_MODES[mode]
     if code is None:
         root = str(directory / "root")
@@ -250,12 +332,19 @@ def cpu_seconds(pid: int) -> float:
 
 
 def idle_cpu(
-    modes: list[str], directory: Path, warm_up: float, window: float, *, quick: bool
+    modes: list[str],
+    directory: Path,
+    warm_up: float,
+    window: float,
+    *,
+    quick: bool,
+    python: str = sys.executable,
+    cap: int | None = None,
 ) -> dict[str, str]:
     """CPU per 10 s of each mode, all started at once, each in a fresh process."""
     children = {
         mode: subprocess.Popen(
-            idle_command(mode, directory, quick=quick),
+            idle_command(mode, directory, quick=quick, python=python, cap=cap),
             stdout=subprocess.PIPE,
             text=True,
             cwd=directory,
@@ -292,10 +381,53 @@ def prepare_idle_tree(directory: Path) -> None:
     from dra_metadata.testing import MetadataTree  # noqa: PLC0415
 
     MetadataTree(directory / "root").add_claim("net", "nic", "nic.example.com", ["nic-0"])
+    many = directory / "many"
+    many.mkdir()
+    for index in range(MASS_FILES):
+        (many / f"m{index:04d}.example.com-metadata.json").write_bytes(encoded(1))
+
+
+def options() -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--quick", action="store_true", help="few iterations (smoke test)")
+    parser.add_argument(
+        "--baseline", metavar="PYTHON", help="also run the 1,000-watch modes with this Python"
+    )
+    parser.add_argument(
+        "--cap-inotify-instances",
+        metavar="N",
+        type=int,
+        help="run the 1,000-watch modes in a user namespace allowing N inotify instances",
+    )
+    return parser.parse_args()
+
+
+def mass_cpu(
+    directory: Path, warm_up: float, window: float, arguments: argparse.Namespace
+) -> dict[str, dict[str, str]]:
+    """Each 1,000-watch mode with each interpreter, one process at a time."""
+    pythons = {"this": sys.executable}
+    if arguments.baseline:
+        pythons = {"baseline": arguments.baseline, **pythons}
+    results: dict[str, dict[str, str]] = {mode: {} for mode in MASS_MODES}
+    for mode in MASS_MODES:
+        for name, python in pythons.items():
+            figures = idle_cpu(
+                [mode],
+                directory,
+                warm_up,
+                window,
+                quick=arguments.quick,
+                python=python,
+                cap=arguments.cap_inotify_instances,
+            )
+            results[mode][name] = figures[mode]
+    return results
 
 
 def main() -> None:
-    quick = quick_option(__doc__)
+    arguments = options()
+    quick = bool(arguments.quick)
     updates, polled_updates = (20, 5) if quick else (1000, 100)
     warm_up, window = (0.2, 0.5) if quick else (1.0, 10.0)
 
@@ -322,6 +454,7 @@ def main() -> None:
         idle: dict[str, str] = {}
         for modes in rounds:
             idle.update(idle_cpu(modes, idle_directory, warm_up, window, quick=quick))
+        mass = mass_cpu(idle_directory, warm_up, window, arguments)
 
     print(f"update-to-event latency, {len(data)}-byte file rewritten in place:")
     for name, latencies in results.items():
@@ -346,6 +479,17 @@ def main() -> None:
     for mode, figure in idle.items():
         target = "0.1 s" if mode in MANY_MODES else "0.01 s"
         print(f"  {mode:50} {figure}   (target <= {target})")
+    cap = arguments.cap_inotify_instances
+    print(
+        f"{50 if quick else MASS_FILES:,} watches of as many files in one process, CPU per 10 s "
+        "and inotify instances "
+        "(target <= 0.1 s; 1 instance, 2 when mixed)"
+        + (f", in a user namespace allowing {cap} instances:" if cap is not None else ":")
+    )
+    for mode, figures in mass.items():
+        print(f"  {mode}")
+        for name, figure in figures.items():
+            print(f"    {name:8} {figure}")
 
 
 if __name__ == "__main__":

@@ -444,7 +444,11 @@ class TestFallback:
         )
         assert result.stdout == "CREATED UPDATED\n", result.stderr
         assert result.stderr.count("watching by polling instead") == 1
-        assert "INFO inotify cannot be used ([Errno 24] Too many open files)" in result.stderr
+        assert (
+            "WARNING inotify cannot be used ([Errno 24] Too many open files): this process has "
+            "all the" in result.stderr
+        )
+        assert "descriptors RLIMIT_NOFILE allows (raise ulimit -n)" in result.stderr
 
     def test_queue_overflow_rereads_everything(self, tmp_path: Path) -> None:
         path = tmp_path / "nic.example.com-metadata.json"

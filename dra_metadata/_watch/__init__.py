@@ -1,6 +1,7 @@
 """Watching and waiting: inotify events are hints, re-reading is the truth.
 
-``_events`` (what a watch reports), ``_inotify`` (hints of which paths changed), ``_engine``
+``_events`` (what a watch reports), ``_hub`` (the inotify instance a process or event loop
+shares), ``_inotify`` (each watcher's hints of which paths changed), ``_engine``
 (the state of each file and the scans), ``_pacing`` (pauses between scans), ``_functions``
 (the public watch functions), ``_waits`` (waiting for a condition on the files) and
 ``_sources`` (the public waits, on the files or the Kubernetes API). This package only

@@ -125,13 +125,6 @@ class Watcher:
             return True
         return False
 
-    def fileno(self) -> int | None:
-        """The inotify descriptor to wait on, or None while polling."""
-        return self.hints.fileno()
-
-    def drain(self) -> bool:
-        return self.hints.drain()
-
     def close(self) -> None:
         self.hints.close()
 
@@ -142,16 +135,15 @@ class Watcher:
 
     def due(self, now: float) -> bool:
         """Whether a scan has anything to do: events arrived, a re-read or a retry is due."""
-        return bool(self.hints.changed) or self.hints.overflowed or now >= self.next_wake()
+        return self.hints.pending() or now >= self.next_wake()
 
     def scan(self, now: float) -> list[MetadataEvent]:
         """Look at the files (re-reading what may have changed) and report what did."""
-        full = now >= self.full_scan_due or self.hints.overflowed
+        changed, overflowed = self.hints.take()
+        full = now >= self.full_scan_due or overflowed
         if full:
             self.full_scan_due = now + self.poll_interval
-            self.hints.overflowed = False
         self.hints.watch_directory(self.directory)
-        changed, self.hints.changed = self.hints.changed, set()
         changes: list[_Change] = []
         for path in sorted(set(self._candidates()) | set(self.files), key=_sort_key):
             self._scan_file(path, now, full=full or path in changed, changes=changes)

@@ -49,9 +49,9 @@ def _watch(
 async def _awatch(
     watcher: Watcher, timeout: float | None, stop_event: StopEvent | None
 ) -> AsyncIterator[MetadataEvent]:
-    watcher.start_hints()
-    pacer = AsyncPacer(watcher, stop_event)
+    pacer = AsyncPacer(watcher, stop_event)  # first: it puts inotify on the running loop
     try:
+        watcher.start_hints()
         for item in _steps(watcher, timeout=timeout, stop_event=stop_event):
             if isinstance(item, MetadataEvent):
                 yield item

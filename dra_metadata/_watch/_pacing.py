@@ -1,21 +1,21 @@
 """Pauses between scans: until an inotify event, the next due scan, or a stop.
 
 A pause never touches the file system, and wakes up only when something happened or a scan
-is due. A stop_event is waited on rather than looked at periodically where it can be: an
-asyncio.Event is awaited; a threading.Event (or a multiprocessing one) is waited on directly
-while polling, and by a small relay thread while inotify is used (the relay turns the event
-into a readable descriptor the pause can wait on together with inotify's). Any other object
-with ``is_set()`` is looked at every 100 ms.
+is due. inotify events are read by the instance the watcher shares (``_hub``: a thread of the
+process for sync watchers, the event loop for async ones), which wakes the watcher's pause. A
+stop_event is waited on rather than looked at periodically where it can be: an asyncio.Event
+is awaited; a threading.Event (or a multiprocessing one) is waited on directly while polling,
+and by a small relay thread while inotify is used (the relay wakes the pause when the event
+is set). Any other object with ``is_set()`` is looked at every 100 ms.
 """
 
 from __future__ import annotations
 
 import asyncio
-import math
-import os
-import select
+import contextlib
 import threading
 import time
+from collections.abc import Callable
 
 from dra_metadata._watch._engine import Watcher
 from dra_metadata._watch._events import StopEvent
@@ -41,21 +41,18 @@ def _blocking_wait(stop_event: StopEvent | None) -> bool:
 
 
 class _StopRelay:
-    """A daemon thread that waits on a thread-blocking stop_event and then makes a descriptor
-    readable, so that one poll(2) waits for inotify and the stop at once.
+    """A daemon thread that waits on a thread-blocking stop_event and then calls ``notify``,
+    so that a pause waits for inotify and the stop at once.
 
     Nothing can interrupt its wait, so after ``close`` it ends at its next slice (10 s).
     """
 
-    def __init__(self, stop_event: StopEvent) -> None:
+    def __init__(self, stop_event: StopEvent, notify: Callable[[], None]) -> None:
         self._stop_event = stop_event
-        self._read, self._write = _wake_pipe()
+        self._notify = notify
         self._lock = threading.Lock()
         self._closed = False
         threading.Thread(target=self._relay, name="dra-metadata stop relay", daemon=True).start()
-
-    def fileno(self) -> int:
-        return self._read
 
     def _relay(self) -> None:
         wait = self._stop_event.wait  # type: ignore[attr-defined]
@@ -65,27 +62,32 @@ class _StopRelay:
                 if self._closed:
                     return
                 if stopped:
-                    if self._write == self._read:
-                        os.eventfd_write(self._write, 1)
-                    else:
-                        os.write(self._write, b"\0")
+                    self._notify()
                     return
 
     def close(self) -> None:
         with self._lock:
             self._closed = True
-            for descriptor in {self._read, self._write}:
-                os.close(descriptor)
 
 
-def _wake_pipe() -> tuple[int, int]:
-    """A (read, write) pair of descriptors; one eventfd where the platform has it."""
-    if hasattr(os, "eventfd"):
-        descriptor = os.eventfd(0, os.EFD_CLOEXEC | os.EFD_NONBLOCK)
-        return descriptor, descriptor
-    read, write = os.pipe()
-    os.set_blocking(read, False)
-    return read, write
+class _Wakeup:
+    """A flag one thread waits on and any thread sets: a lock held while the flag is clear
+    (cheaper than threading.Event, and its wait is interrupted by Ctrl-C all the same)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._lock.acquire()
+
+    def set(self) -> None:
+        with contextlib.suppress(RuntimeError):  # set already
+            self._lock.release()
+
+    def clear(self) -> None:
+        self._lock.acquire(blocking=False)
+
+    def wait(self, seconds: float) -> None:
+        """Until set (and clear it again) or ``seconds`` passed."""
+        self._lock.acquire(timeout=seconds)
 
 
 class Pacer:
@@ -96,32 +98,15 @@ class Pacer:
         self._stop_event = stop_event
         self._blocking = _blocking_wait(stop_event)
         self._relay: _StopRelay | None = None
-        self._poller = select.poll()
-        self._registered: dict[int, str] = {}  # descriptor -> "inotify" or "stop"
-
-    def _descriptors(self) -> dict[int, str]:
-        wanted: dict[int, str] = {}
-        inotify = self._watcher.fileno()
-        if inotify is not None:
-            wanted[inotify] = "inotify"
-            if self._blocking and self._stop_event is not None:
-                if self._relay is None:
-                    self._relay = _StopRelay(self._stop_event)
-                wanted[self._relay.fileno()] = "stop"
-        if wanted != self._registered:
-            for descriptor in self._registered:
-                self._poller.unregister(descriptor)
-            for descriptor in wanted:
-                self._poller.register(descriptor, select.POLLIN)
-            self._registered = wanted
-        return wanted
+        self._woken = _Wakeup()
+        watcher.hints.wake = self._woken.set
 
     def pause(self, seconds: float) -> None:
         """Sleep for ``seconds`` at most; return early on an inotify event or a stop."""
         seconds = bounded(seconds)
         stop_event = self._stop_event
-        descriptors = self._descriptors()
-        if not descriptors:
+        hints = self._watcher.hints
+        if not hints.active:
             if stop_event is None:
                 time.sleep(seconds)
             elif self._blocking:
@@ -129,22 +114,24 @@ class Pacer:
             else:
                 _sliced_sleep(seconds, stop_event)
             return
+        if self._blocking and self._relay is None:
+            assert stop_event is not None  # noqa: S101 - _blocking_wait says so
+            self._relay = _StopRelay(stop_event, self._woken.set)
         sliced = stop_event is not None and not self._blocking
         end = time.monotonic() + seconds
         while True:
-            remaining = max(0.0, end - time.monotonic())
-            timeout = min(remaining, STOP_CHECK_SECONDS) if sliced else remaining
-            for descriptor, _ in self._poller.poll(math.ceil(timeout * 1000)):
-                if descriptors[descriptor] == "stop" or self._watcher.drain():
-                    return
-            if remaining <= 0 or (stop_event is not None and stop_event.is_set()):
+            self._woken.clear()  # before looking: a wake from now on ends the wait below
+            if hints.pending() or (stop_event is not None and stop_event.is_set()):
                 return
+            remaining = end - time.monotonic()
+            if remaining <= 0:
+                return
+            self._woken.wait(min(remaining, STOP_CHECK_SECONDS) if sliced else remaining)
 
     def close(self) -> None:
         if self._relay is not None:
             self._relay.close()
             self._relay = None
-        self._registered = {}
 
 
 def _sliced_sleep(seconds: float, stop_event: StopEvent) -> None:
@@ -157,59 +144,39 @@ def _sliced_sleep(seconds: float, stop_event: StopEvent) -> None:
 
 
 class AsyncPacer:
-    """The asyncio counterpart of Pacer: descriptors are readers of the running loop."""
+    """The asyncio counterpart of Pacer: the watcher's inotify instance is the running loop's."""
 
     def __init__(self, watcher: Watcher, stop_event: StopEvent | None) -> None:
         self._watcher = watcher
         self._stop_event = stop_event
         self._loop = asyncio.get_running_loop()
-        self._inotify: int | None = None
         self._waiter: asyncio.Future[bool] | None = None
         self._stop_task: asyncio.Task[object] | None = None
         self._relay: _StopRelay | None = None
+        watcher.hints.loop = self._loop
+        watcher.hints.wake = self._wake
         if isinstance(stop_event, asyncio.Event):
             self._stop_task = self._loop.create_task(stop_event.wait())
             self._stop_task.add_done_callback(lambda _: self._wake())
         elif _blocking_wait(stop_event):
             assert stop_event is not None  # noqa: S101 - _blocking_wait says so
-            self._relay = _StopRelay(stop_event)
-            self._loop.add_reader(self._relay.fileno(), self._stop_relayed)
+            self._relay = _StopRelay(stop_event, self._stop_relayed)
         self._sliced = stop_event is not None and self._stop_task is None and self._relay is None
 
     def _wake(self) -> None:
         _settle(self._waiter, woken=True)
 
-    def _stop_relayed(self) -> None:
-        if self._relay is not None:  # once: the descriptor stays readable
-            self._loop.remove_reader(self._relay.fileno())
-        self._wake()
-
-    def _readable(self) -> None:
-        # Read the events now: a descriptor left readable would wake the loop again and again
-        # while the caller is busy with an event.
-        if self._watcher.drain():
-            self._wake()
-        self._follow_inotify()
-
-    def _follow_inotify(self) -> None:
-        """Register the watcher's inotify descriptor, which can start or go at any scan."""
-        descriptor = self._watcher.fileno()
-        if descriptor == self._inotify:
-            return
-        if self._inotify is not None:
-            self._loop.remove_reader(self._inotify)
-        if descriptor is not None:
-            self._loop.add_reader(descriptor, self._readable)
-        self._inotify = descriptor
+    def _stop_relayed(self) -> None:  # in the relay's thread
+        with contextlib.suppress(RuntimeError):  # the loop is closed: nobody waits
+            self._loop.call_soon_threadsafe(self._wake)
 
     def _stopped(self) -> bool:
         return self._stop_event is not None and self._stop_event.is_set()
 
     async def pause(self, seconds: float) -> None:
         """Sleep for ``seconds`` at most; return early on an inotify event or a stop."""
-        self._follow_inotify()
         end = time.monotonic() + bounded(seconds)
-        while not self._stopped():
+        while not self._stopped() and not self._watcher.hints.pending():
             remaining = end - time.monotonic()
             if remaining <= 0:
                 return
@@ -229,11 +196,7 @@ class AsyncPacer:
             self._waiter = None
 
     def close(self) -> None:
-        if self._inotify is not None:
-            self._loop.remove_reader(self._inotify)
-            self._inotify = None
         if self._relay is not None:
-            self._loop.remove_reader(self._relay.fileno())
             self._relay.close()
             self._relay = None
         if self._stop_task is not None:

@@ -1,0 +1,283 @@
+"""One inotify instance per process for sync watchers, one per event loop for async ones.
+
+inotify instances are limited per user ID across a whole node (``fs.inotify.max_user_instances``,
+128 on most distributions), and a container's root is usually the node's root: an instance per
+watcher would take them from every other root process of the node (kubelet and the container
+runtime included). So every watcher of a process shares one instance (``ThreadHub``, read by one
+daemon thread) and every watcher of an event loop another (``LoopHub``, one of the loop's
+readers); the instance is made when a first watcher needs it and closed when the last one ends.
+
+A watch descriptor is per inode, not per caller: inotify returns the same descriptor when the
+same inode is watched again (and replaces its mask unless IN_MASK_ADD is given). So the hub
+adds watches with IN_MASK_ADD, remembers which watchers hold each descriptor with the mask each
+asked for, hands an event only to the watchers whose mask it matches, and removes a descriptor
+when the last watcher holding it lets it go. The descriptor's IN_IGNORED (the kernel removed it:
+its inode is gone) reaches every watcher that held it; one for a descriptor the hub removed
+itself, and already forgot, is dropped.
+
+A child made by fork(2) shares the parent's instance (the descriptor is inherited) but not its
+reading thread; reading it would steal the parent's events. So the child forgets every hub it
+inherited (closing its copies of their descriptors) and its watchers move to a new instance.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import select
+import threading
+import weakref
+from pathlib import Path
+from typing import Any, Protocol
+
+# inotify masks (values from <sys/inotify.h>).
+IN_Q_OVERFLOW, IN_IGNORED, IN_UNMOUNT = 0x4000, 0x8000, 0x2000
+_IN_MASK_ADD, _IN_ONLYDIR, _IN_DELETE_SELF = 0x20000000, 0x01000000, 0x400
+_THREAD_LOOK_MILLISECONDS = 1000  # how long the hub's thread may outlive it, at most
+
+
+class Subscriber(Protocol):
+    """What a hub calls on a watcher (``_inotify.Hints``), with the hub's lock held."""
+
+    def watching(self, descriptor: int, entry: tuple[bool, Path]) -> None:
+        """``descriptor`` now also watches ``entry`` (a directory?, its path) for the watcher."""
+
+    def hinted(self, descriptor: int, name: str) -> None:
+        """An event on ``descriptor`` that the watcher asked for (``name``: in a directory)."""
+
+    def lost(self, descriptor: int) -> None:
+        """The kernel removed ``descriptor`` (IN_IGNORED): its inode is gone."""
+
+    def overflowed_queue(self) -> None:
+        """Events were lost (IN_Q_OVERFLOW, or the instance failed): look at everything."""
+
+    def wake(self) -> None:
+        """Called after the events of a read were handed out, without the hub's lock."""
+
+
+class Hub:
+    """One inotify instance and the watchers that share it."""
+
+    def __init__(self) -> None:
+        from inotify_simple import INotify  # noqa: PLC0415 - only when watching
+
+        self._inotify: Any = INotify(nonblocking=True)
+        self.lock = threading.Lock()
+        self.pid = os.getpid()
+        self.failed: str | None = None
+        """Why the instance can no longer be read; its watchers poll."""
+        self.users: set[Subscriber] = set()
+        self._holders: dict[int, dict[Subscriber, int]] = {}  # descriptor -> {watcher: mask}
+
+    def fileno(self) -> int:
+        return int(self._inotify.fileno())
+
+    @property
+    def usable(self) -> bool:
+        """False in a forked child (the instance is the parent's) and after a failed read."""
+        return self.pid == os.getpid() and self.failed is None
+
+    def add_watch(self, user: Subscriber, path: Path, mask: int, entry: tuple[bool, Path]) -> int:
+        """Watch ``path`` for ``user`` (as ``entry``); the descriptor, shared with whoever else
+        watches its inode. Raises OSError as inotify_add_watch(2) does."""
+        with self.lock:
+            descriptor = int(self._inotify.add_watch(path, mask | _IN_MASK_ADD))
+            holders = self._holders.setdefault(descriptor, {})
+            holders[user] = holders.get(user, 0) | mask
+            user.watching(descriptor, entry)
+        return descriptor
+
+    def release(self, user: Subscriber, descriptors: list[int]) -> None:
+        """``user`` lets ``descriptors`` go; those nobody else holds are removed."""
+        with self.lock:
+            self._release(user, descriptors)
+
+    def _release(self, user: Subscriber, descriptors: list[int]) -> None:
+        for descriptor in descriptors:
+            holders = self._holders.get(descriptor)
+            if holders is None or holders.pop(user, None) is None or holders:
+                continue
+            del self._holders[descriptor]
+            with contextlib.suppress(OSError):  # already gone with its inode
+                self._inotify.rm_watch(descriptor)
+
+    def leave(self, user: Subscriber, descriptors: list[int]) -> bool:
+        """``user`` ends; True when it was the last watcher of this hub."""
+        with self.lock:
+            self._release(user, descriptors)
+            self.users.discard(user)
+            return not self.users
+
+    def dispatch(self) -> None:
+        """Read the pending events and hand each to the watchers that asked for it."""
+        try:
+            events = self._read()
+        except OSError as error:
+            self._fail(f"reading inotify events failed ({error.strerror})")
+            return
+        with self.lock:
+            woken = self._hand_out(events)
+        for user in woken:
+            user.wake()
+
+    def _hand_out(self, events: list[Any]) -> dict[Subscriber, None]:
+        """Give each event to its watchers; the watchers that got any, in order."""
+        woken: dict[Subscriber, None] = {}
+        for descriptor, mask, _, name in events:
+            if mask & IN_Q_OVERFLOW:
+                for user in self.users:
+                    user.overflowed_queue()
+                    woken[user] = None
+                continue
+            holders = self._holders.get(descriptor)
+            if holders is None:
+                continue  # removed by the hub (its IN_IGNORED), or not asked for
+            if mask & IN_IGNORED:
+                del self._holders[descriptor]
+                for user in holders:
+                    user.lost(descriptor)
+                    woken[user] = None
+                continue
+            for user, wanted in holders.items():
+                if mask & (wanted | IN_UNMOUNT):
+                    user.hinted(descriptor, name)
+                    woken[user] = None
+        return woken
+
+    def _read(self) -> list[Any]:
+        return list(self._inotify.read(timeout=0))
+
+    def _fail(self, reason: str) -> None:
+        with self.lock:
+            self.failed = reason
+            users = list(self.users)
+            for user in users:
+                user.overflowed_queue()
+        for user in users:
+            user.wake()
+
+    def close(self) -> None:
+        self._inotify.close()
+
+    def abandon(self) -> None:
+        """In a forked child: close this process's copies of the descriptors, touch nothing
+        else (the lock may have been held by a thread that does not exist here)."""
+        self.lock = threading.Lock()
+        with contextlib.suppress(OSError):
+            self._inotify.close()
+
+
+class ThreadHub(Hub):
+    """The process's instance for sync watchers, read by one daemon thread.
+
+    The thread waits on the instance alone (no descriptor of its own to wake it): ``close``
+    wakes it by watching and unwatching "/" (the IN_IGNORED that makes), and where that cannot
+    be done the thread sees that it must end at its next look, within a second.
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._stopping = False
+        self._thread = threading.Thread(target=self._run, name="dra-metadata inotify", daemon=True)
+        try:
+            self._thread.start()
+        except RuntimeError:  # can't start new thread
+            super().close()
+            raise
+
+    def _run(self) -> None:
+        poller = select.poll()
+        poller.register(self.fileno(), select.POLLIN)
+        while not self._stopping and self.failed is None:
+            if poller.poll(_THREAD_LOOK_MILLISECONDS):
+                self.dispatch()
+
+    def _read(self) -> list[Any]:
+        with self.lock:  # never after close: the descriptor's number may be another's by then
+            return [] if self._stopping else super()._read()
+
+    def close(self) -> None:
+        with self.lock:
+            self._stopping = True
+            with contextlib.suppress(OSError):
+                self._inotify.rm_watch(self._inotify.add_watch("/", _IN_ONLYDIR | _IN_DELETE_SELF))
+        if threading.current_thread() is not self._thread:
+            self._thread.join(2 * _THREAD_LOOK_MILLISECONDS / 1000)
+        with self.lock:
+            super().close()
+
+
+class LoopHub(Hub):
+    """An event loop's instance for async watchers: one of the loop's readers."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        super().__init__()
+        self._loop = loop
+        try:
+            loop.add_reader(self.fileno(), self._readable)
+        except (NotImplementedError, RuntimeError):  # a loop without readers
+            super().close()
+            raise
+
+    def _readable(self) -> None:
+        self.dispatch()
+        if self.failed is not None:  # would stay readable: stop reading it
+            self._loop.remove_reader(self.fileno())
+
+    def close(self) -> None:
+        if not self._loop.is_closed():
+            self._loop.remove_reader(self.fileno())
+        super().close()
+
+
+_registry_lock = threading.Lock()
+_process_hub: ThreadHub | None = None
+_loop_hubs: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, LoopHub] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def join(user: Subscriber, loop: asyncio.AbstractEventLoop | None) -> Hub:
+    """The hub of this process (``loop`` None) or of ``loop``, made if there is none; ``user``
+    is one of its watchers until ``leave``. Raises OSError (no instance: EMFILE, ENFILE, ...),
+    ImportError (no inotify_simple) or RuntimeError (no thread or reader for it)."""
+    global _process_hub  # noqa: PLW0603 - the one hub of the process
+    with _registry_lock:
+        hub: Hub | None = _process_hub if loop is None else _loop_hubs.get(loop)
+        if hub is None or not hub.usable:
+            if loop is None:
+                hub = _process_hub = ThreadHub()
+            else:
+                hub = _loop_hubs[loop] = LoopHub(loop)
+        with hub.lock:
+            hub.users.add(user)
+        return hub
+
+
+def leave(user: Subscriber, hub: Hub, descriptors: list[int]) -> None:
+    """``user`` ends: its descriptors go, and the instance with its last watcher."""
+    global _process_hub  # noqa: PLW0603 - the one hub of the process
+    with _registry_lock:
+        if not hub.leave(user, descriptors):
+            return
+        if hub is _process_hub:
+            _process_hub = None
+        elif isinstance(hub, LoopHub) and _loop_hubs.get(hub._loop) is hub:  # noqa: SLF001
+            del _loop_hubs[hub._loop]  # noqa: SLF001
+        hub.close()
+
+
+def _forget_in_child() -> None:
+    global _registry_lock, _process_hub  # noqa: PLW0603 - a forked child starts afresh
+    _registry_lock = threading.Lock()
+    inherited = [_process_hub, *_loop_hubs.values()]
+    _process_hub = None
+    _loop_hubs.clear()
+    for hub in inherited:
+        if hub is not None:
+            hub.abandon()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_in_child)
