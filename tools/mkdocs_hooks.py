@@ -12,7 +12,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-import cli_reference  # noqa: E402 - found next to this file, which mkdocs loads by path
+import cli_reference  # found next to this file (mkdocs loads hooks by path)
 
 
 def on_page_markdown(markdown: str, *, page: Any, config: Any, files: Any) -> str:  # noqa: ARG001
