@@ -643,7 +643,7 @@ class DeviceMetadata:
 
         The claim's name, namespace, uid and pod claim name, every file behind this object
         (``files``: path, driver, apiVersion, generation, skippedVersions) and the requests with
-        their devices in wire form, every key present (see the README).
+        their devices in wire form, every key present (docs/reference/cli.md, "JSON documents").
         """
         from dra_metadata._export import document  # noqa: PLC0415 - loaded on first use
 
