@@ -16,6 +16,7 @@ import argparse
 import ast
 import asyncio
 import contextlib
+import doctest
 import importlib
 import importlib.util
 import inspect
@@ -190,6 +191,36 @@ def test_kube_examples_run(
     monkeypatch.setenv("POD_NAMESPACE", namespace)
     monkeypatch.setenv("POD_NAME", "trainer-0")
     run_examples([block.__class__(**{**vars(block), "marker": None})], {"__name__": "__docs__"})
+
+
+def _docstring_examples() -> list[doctest.DocTest]:
+    """The examples (``>>>``) of every public name's docstring, methods included."""
+    import dra_metadata  # noqa: PLC0415
+
+    finder = doctest.DocTestFinder(exclude_empty=True)
+    seen: set[int] = set()
+    tests: list[doctest.DocTest] = []
+    for module_name in PUBLIC_MODULES:
+        module = importlib.import_module(module_name)
+        for name in module.__all__:
+            value = getattr(module, name)
+            if not (inspect.isclass(value) or inspect.isroutine(value)) or id(value) in seen:
+                continue
+            seen.add(id(value))
+            globs = {"dra_metadata": dra_metadata, "asyncio": asyncio}
+            found = finder.find(value, f"{module_name}.{name}", module=False, globs=globs)
+            tests += [test for test in found if test.examples]
+    return sorted(tests, key=lambda test: test.name)
+
+
+def test_docstring_examples_run_on_the_sample_tree(sample_tree: Path) -> None:
+    tests = _docstring_examples()
+    assert len(tests) >= 8
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
+    output = io.StringIO()
+    for test in tests:
+        runner.run(test, out=output.write)
+    assert runner.summarize(verbose=False).failed == 0, output.getvalue()
 
 
 # The commands of the pages ---------------------------------------------------------------------
