@@ -376,11 +376,19 @@ def _plain_attribute(owner: str, key: str, value: object) -> DeviceAttribute:
 
 @dataclass(frozen=True, slots=True)
 class NetworkDeviceData:
-    """Network data of a device, often published later than the device itself."""
+    """Network data of a device, often published later than the device itself.
+
+    A driver that learns it after preparing the device updates its file with a higher
+    generation (wait_for_network_data waits for it). Empty fields are unset: IPs can be empty
+    without IPAM, so which fields are required is the reader's choice.
+    """
 
     interface_name: str = ""
+    """The interface's name in the pod's network namespace (``net1``)."""
     ips: Sequence[str] = ()
+    """Addresses in CIDR form (``10.56.217.12/24``, ``fd00:56::12/64``); a tuple."""
     hardware_address: str = ""
+    """The MAC address (``0a:58:0a:38:d9:0c``)."""
 
     __pydantic_config__ = _PYDANTIC_CONFIG
 
@@ -392,16 +400,30 @@ class NetworkDeviceData:
 
 @dataclass(frozen=True, slots=True)
 class Device:
-    """One allocated device: who serves it, where it comes from, and what it looks like."""
+    """One allocated device: who serves it, where it comes from, and what it looks like.
+
+    ``attribute(name)`` gives an attribute's plain value by its name, short or qualified
+    (``uuid`` also finds ``<driver>/uuid``); ``get_attribute`` the DeviceAttribute. Built by
+    hand (tests, drivers), each field is checked and attributes may be plain values.
+
+    Examples:
+        >>> device = dra_metadata.Device("gpu.example.com", "node-a", "gpu-0", {"uuid": "GPU-0"})
+        >>> device.attribute("uuid"), device.attribute("gpu.example.com/uuid")
+        ('GPU-0', 'GPU-0')
+    """
 
     driver: str = ""
+    """The DRA driver that serves the device (``gpu.example.com``)."""
     pool: str = ""
+    """The resource pool of the device in the driver's ResourceSlices (often the node)."""
     name: str = ""
+    """The device's name within its pool (``gpu-0``)."""
     attributes: Annotated[Mapping[str, DeviceAttribute], _AttributeMapSchema()] = field(
         default_factory=AttributeMap
     )
     """Qualified name -> attribute; always an AttributeMap (a read-only Mapping)."""
     network_data: NetworkDeviceData | None = None
+    """None until the driver publishes network data for the device."""
 
     __pydantic_config__ = _PYDANTIC_CONFIG
 
@@ -467,10 +489,16 @@ class Device:
 
 @dataclass(frozen=True, slots=True)
 class DeviceMetadataRequest:
-    """The devices allocated for one request (``<request>`` or ``<request>/<subrequest>``)."""
+    """The devices allocated for one request (``<request>`` or ``<request>/<subrequest>``).
+
+    A request of a prioritized list (``firstAvailable``) is allocated as one of its
+    subrequests, and named ``<request>/<subrequest>``: base_name and subrequest_name split it.
+    """
 
     name: str = ""
+    """``gpu``, or ``gpu/high-memory`` for the subrequest chosen from a prioritized list."""
     devices: Sequence[Device] = ()
+    """The request's devices, in the file's order; a tuple."""
 
     __pydantic_config__ = _PYDANTIC_CONFIG
 
@@ -652,12 +680,20 @@ class DeviceMetadata:
 
 @dataclass(frozen=True, slots=True)
 class MetadataSource:
-    """One file that contributed to a DeviceMetadata: where it is, which driver, what it held."""
+    """One file that contributed to a DeviceMetadata: where it is, which driver, what it held.
+
+    A merged read has no generation of its own (drivers number their files' updates
+    independently); each source keeps its file's generation and whole object.
+    """
 
     path: Path | None
+    """The file; None for metadata that came from the Kubernetes API or from bytes."""
     driver: str | None
+    """The driver, from the file name ``<driver>-metadata.json``; None if it does not say."""
     metadata: DeviceMetadata
+    """The whole object decoded from this file."""
     skipped_versions: Sequence[str] = ()
+    """Unknown API versions that preceded the decoded object, in stream order."""
     stale: bool = False
     """True when this view of the file is frozen: the driver replaced the file on the host
     (rename over it) and the container's bind mount still shows the old, unlinked file (its

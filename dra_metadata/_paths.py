@@ -32,7 +32,7 @@ def default_root() -> Path:
     Looked up at every call, so a test or tool can set the variable at any time (an empty value
     counts as unset). Inside a container nothing needs setting.
 
-    Example:
+    Examples:
         >>> import os
         >>> from pathlib import Path
         >>> dra_metadata.default_root() == Path(os.environ["DRA_METADATA_ROOT"])
@@ -128,7 +128,7 @@ def resource_claim_request_dir(
     default_root(). Raises InvalidNameError for a name that is not a single path segment
     (empty, ``.``, ``..``, with ``/`` or NUL, over 253 bytes).
 
-    Example:
+    Examples:
         >>> dra_metadata.resource_claim_request_dir("training-gpus", "gpu", root="/mnt")
         PosixPath('/mnt/resourceclaims/training-gpus/gpu')
     """
@@ -146,7 +146,7 @@ def resource_claim_template_request_dir(
     ResourceClaimTemplate has a generated name, so the pod's own name for it
     (``spec.resourceClaims[].name``) keys it. Otherwise as resource_claim_request_dir.
 
-    Example:
+    Examples:
         >>> dra_metadata.resource_claim_template_request_dir("accelerator", "gpu/high-memory")
         PosixPath('.../resourceclaimtemplates/accelerator/gpu')
     """
@@ -164,7 +164,7 @@ def resource_claim_file_path(
     InvalidNameError for a name that is not a single path segment, or a driver whose file name
     would exceed 255 bytes. Nothing is looked at on disk.
 
-    Example:
+    Examples:
         >>> dra_metadata.resource_claim_file_path("gpu.example.com", "training-gpus", "gpu").name
         'gpu.example.com-metadata.json'
     """
@@ -179,7 +179,7 @@ def resource_claim_template_file_path(
 
     As resource_claim_file_path, below resource_claim_template_request_dir.
 
-    Example:
+    Examples:
         >>> path = dra_metadata.resource_claim_template_file_path(
         ...     "gpu.example.com", "accelerator", "gpu"
         ... )

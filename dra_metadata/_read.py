@@ -188,7 +188,7 @@ def read_metadata_file(
     read_claim_metadata does. Raises MetadataNotFoundError, MetadataReadError,
     MetadataDecodeError (MetadataTooLargeError over ``max_size``) naming the file.
 
-    Example:
+    Examples:
         >>> path = dra_metadata.resource_claim_file_path("sriov.example.com", "fast-net", "vf")
         >>> dra_metadata.read_metadata_file(path).generation
         2
@@ -396,7 +396,7 @@ def read_claim_metadata(
         MetadataConflictError: With ``validate``, files that disagree on the claim.
         InvalidNameError: A name that is not a single path segment.
 
-    Example:
+    Examples:
         >>> metadata = dra_metadata.read_claim_metadata("training-gpus", "gpu")
         >>> [device.attribute("uuid") for device in metadata.devices][:1]
         ['GPU-5b3c1d2e-8f41-4c55-9a1e-0c6f2b7d9e10']
@@ -429,7 +429,7 @@ def read_template_metadata(
     from a template has a generated name, so its files are keyed by the pod's name for it.
     Arguments, merging, stale views and errors otherwise as read_claim_metadata.
 
-    Example:
+    Examples:
         >>> metadata = dra_metadata.read_template_metadata("accelerator", "gpu/high-memory")
         >>> metadata.pod_claim_name, metadata.requests[0].subrequest_name
         ('accelerator', 'high-memory')

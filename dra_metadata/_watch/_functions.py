@@ -95,7 +95,7 @@ def watch_claim_metadata(
         stop_event: Ends the watch when set (a threading.Event at once; any object with
             ``is_set()`` is looked at every 100 ms).
 
-    Example:
+    Examples:
         >>> for event in dra_metadata.watch_claim_metadata("fast-net", "vf"):
         ...     print(event.kind.name, event.generations)
         ...     break
@@ -131,7 +131,7 @@ def watch_template_metadata(
     so its files are under ``resourceclaimtemplates/<pod_claim_name>/``. Arguments, events,
     ending and errors are those of watch_claim_metadata.
 
-    Example:
+    Examples:
         >>> watch = dra_metadata.watch_template_metadata("accelerator", "gpu", timeout=60)
         >>> next(watch).metadata.pod_claim_name
         'accelerator'
@@ -163,7 +163,7 @@ def watch_metadata_file(
     names are involved. The file may be absent at the start; it is waited for. Arguments other
     than ``path``, events, ending and errors are those of watch_claim_metadata.
 
-    Example:
+    Examples:
         >>> path = dra_metadata.resource_claim_file_path("sriov.example.com", "fast-net", "vf")
         >>> for event in dra_metadata.watch_metadata_file(path, timeout=60):
         ...     print(event.kind.name, event.metadata.devices[0].network_data.interface_name)
@@ -192,7 +192,7 @@ def awatch_claim_metadata(
     that iterates ends it too, and closes its descriptors. Arguments, events and errors are
     those of watch_claim_metadata.
 
-    Example:
+    Examples:
         >>> async def first_kind() -> str:
         ...     async for event in dra_metadata.awatch_claim_metadata("fast-net", "vf"):
         ...         return event.kind.name

@@ -222,7 +222,7 @@ def wait_until(  # noqa: PLR0913 - the options of both sources, and progress rep
         driver: Only this driver's file (or devices); by default every driver's, merged.
         timeout: Seconds to wait at most (required; None: no limit).
 
-    Example:
+    Examples:
         >>> metadata = dra_metadata.wait_until(
         ...     lambda m: None if m.generation >= 2 else f"generation {m.generation}",
         ...     "fast-net",
@@ -276,7 +276,7 @@ def wait_for(  # noqa: PLR0913 - the options of both sources
     WaitTimeoutError (a TimeoutError) with the last metadata seen and the reason, or
     StaleMetadataError. ``source`` and the other options as for wait_until.
 
-    Example:
+    Examples:
         >>> metadata = dra_metadata.wait_for(
         ...     lambda device: device.attribute("uuid") is not None,
         ...     "training-gpus",
@@ -331,7 +331,7 @@ def wait_for_network_data(  # noqa: PLR0913 - the options of both sources
     network data only in the claim's status (DraNet), wait with ``source="api"`` (or
     ``"auto"``). Raises as wait_for does.
 
-    Example:
+    Examples:
         >>> metadata = dra_metadata.wait_for_network_data(
         ...     "fast-net", "vf", timeout=120, require=("interface_name", "ips")
         ... )
@@ -468,7 +468,7 @@ async def await_for_network_data(  # noqa: PLR0913 - the options of both sources
     Same arguments and errors as wait_for_network_data; it waits on the running event loop as
     await_until does, and cancelling its task ends it at once.
 
-    Example:
+    Examples:
         >>> asyncio.run(dra_metadata.await_for_network_data("fast-net", "vf", timeout=120)).name
         'fast-net'
     """
