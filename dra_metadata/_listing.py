@@ -92,7 +92,11 @@ class MountedClaim:
 
 @dataclass(frozen=True, slots=True)
 class MountedDevice:
-    """A device mounted in this container, with the claim, request and file it comes from."""
+    """A device mounted in this container, with the claim, request and file it comes from.
+
+    What list_devices returns: ``claim`` (its MountedClaim), ``request_name`` (the file's
+    request, e.g. ``gpu/high-memory``), ``device`` and ``source`` (the file's MetadataSource).
+    """
 
     claim: MountedClaim
     """The claim's request directory."""
@@ -183,6 +187,13 @@ def list_claims(
     when the root cannot be listed. A directory below the root that cannot be listed
     (permission denied, ...) raises MetadataReadError naming it, unless ``on_error`` is given:
     then ``on_error(error)`` is called and the listing goes on without that directory.
+
+    Examples:
+        >>> for claim in dra_metadata.list_claims():
+        ...     print(claim.kind, claim.claim_name, claim.request_name, claim.drivers)
+        claim fast-net vf ('sriov.example.com',)
+        claim training-gpus gpu ('gpu.example.com', 'rdma.example.com')
+        template accelerator gpu ('gpu.example.com',)
     """
     base = _resolve_root(root)
     _check_root(base, root)  # the root must exist: a typo is not "no claims"
@@ -220,6 +231,10 @@ def list_devices(
     their requests. Every claim is read as `MountedClaim.read` does, and its errors are raised
     (the first file that cannot be read or decoded names itself); to skip such a claim, use
     list_claims and read each one yourself.
+
+    Examples:
+        >>> [mounted.device.name for mounted in dra_metadata.list_devices()][:3]
+        ['vf-0', 'gpu-0', 'gpu-1']
     """
     return [
         mounted
