@@ -606,9 +606,9 @@ def decode_stream(data: bytes | str, *, validate: bool | Profile = False) -> Dec
 
     Examples:
         >>> stream = (
-        ...     b'{"apiVersion": "metadata.resource.k8s.io/v2", "kind": "DeviceMetadata"}\n'
+        ...     b'{"apiVersion": "metadata.resource.k8s.io/v2", "kind": "DeviceMetadata"}\\n'
         ...     b'{"apiVersion": "metadata.resource.k8s.io/v1beta1", "kind": "DeviceMetadata",'
-        ...     b' "requests": [{"name": "gpu", "devices": [{"name": "gpu-0"}]}]}\n'
+        ...     b' "requests": [{"name": "gpu", "devices": [{"name": "gpu-0"}]}]}\\n'
         ... )
         >>> result = dra_metadata.decode_stream(stream, validate=True)
         >>> result.api_version, result.skipped_versions

@@ -21,8 +21,8 @@ class DeviceMetadataError(Exception):
         >>> try:
         ...     dra_metadata.read_claim_metadata("no-such-claim", "gpu")
         ... except dra_metadata.DeviceMetadataError as error:
-        ...     print(type(error).__name__, error.path.name)
-        MetadataNotFoundError no-such-claim
+        ...     print(type(error).__name__, error.path.relative_to(dra_metadata.default_root()))
+        MetadataNotFoundError resourceclaims/no-such-claim/gpu
     """
 
     __module__ = "dra_metadata"

@@ -234,7 +234,7 @@ def list_devices(
 
     Examples:
         >>> [mounted.device.name for mounted in dra_metadata.list_devices()][:3]
-        ['vf-0', 'gpu-0', 'gpu-1']
+        ['vf-3', 'gpu-0', 'gpu-1']
     """
     return [
         mounted
