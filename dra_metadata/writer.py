@@ -278,7 +278,17 @@ def encode_stream(
 
     ``versions`` must be known API versions, each at most once; the newest should come first.
     The ``api_version`` and ``sources`` of ``metadata`` are ignored. No validation is done (as
-    upstream): call dra_metadata.validate first if the data comes from elsewhere.
+    upstream): call dra_metadata.validate first if the data comes from elsewhere. Raises
+    MetadataEncodeError naming the field of a value JSON cannot hold.
+
+    Examples:
+        >>> from dra_metadata.writer import encode_stream
+        >>> metadata = dra_metadata.read_claim_metadata("fast-net", "vf")
+        >>> stream = encode_stream(metadata)
+        >>> dra_metadata.decode_stream(stream).metadata == metadata
+        True
+        >>> stream.count(b'"kind": "DeviceMetadata"')  # one object per known version
+        2
     """
     if not isinstance(metadata, DeviceMetadata):
         raise TypeError(f"metadata must be a DeviceMetadata, not {type(metadata).__name__}")
