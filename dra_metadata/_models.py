@@ -376,17 +376,17 @@ def _plain_attribute(owner: str, key: str, value: object) -> DeviceAttribute:
 
 @dataclass(frozen=True, slots=True)
 class NetworkDeviceData:
-    """Network data of a device, often published later than the device itself.
+    """Network data of a device, often published later than the device itself."""
 
-    A driver that learns it after preparing the device updates its file with a higher
-    generation (wait_for_network_data waits for it). Empty fields are unset: IPs can be empty
-    without IPAM, so which fields are required is the reader's choice.
-    """
+    # The docstring of a wire model is its JSON Schema's description: one line; the fields say
+    # the rest.
 
     interface_name: str = ""
     """The interface's name in the pod's network namespace (``net1``)."""
     ips: Sequence[str] = ()
-    """Addresses in CIDR form (``10.56.217.12/24``, ``fd00:56::12/64``); a tuple."""
+    """Addresses in CIDR form (``10.56.217.12/24``, ``fd00:56::12/64``); a tuple, which can
+    be empty without IPAM: which fields a reader requires is its choice
+    (wait_for_network_data's ``require``)."""
     hardware_address: str = ""
     """The MAC address (``0a:58:0a:38:d9:0c``)."""
 
@@ -400,17 +400,7 @@ class NetworkDeviceData:
 
 @dataclass(frozen=True, slots=True)
 class Device:
-    """One allocated device: who serves it, where it comes from, and what it looks like.
-
-    ``attribute(name)`` gives an attribute's plain value by its name, short or qualified
-    (``uuid`` also finds ``<driver>/uuid``); ``get_attribute`` the DeviceAttribute. Built by
-    hand (tests, drivers), each field is checked and attributes may be plain values.
-
-    Examples:
-        >>> device = dra_metadata.Device("gpu.example.com", "node-a", "gpu-0", {"uuid": "GPU-0"})
-        >>> device.attribute("uuid"), device.attribute("gpu.example.com/uuid")
-        ('GPU-0', 'GPU-0')
-    """
+    """One allocated device: who serves it, where it comes from, and what it looks like."""
 
     driver: str = ""
     """The DRA driver that serves the device (``gpu.example.com``)."""
@@ -489,11 +479,7 @@ class Device:
 
 @dataclass(frozen=True, slots=True)
 class DeviceMetadataRequest:
-    """The devices allocated for one request (``<request>`` or ``<request>/<subrequest>``).
-
-    A request of a prioritized list (``firstAvailable``) is allocated as one of its
-    subrequests, and named ``<request>/<subrequest>``: base_name and subrequest_name split it.
-    """
+    """The devices allocated for one request (``<request>`` or ``<request>/<subrequest>``)."""
 
     name: str = ""
     """``gpu``, or ``gpu/high-memory`` for the subrequest chosen from a prioritized list."""
