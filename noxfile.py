@@ -115,6 +115,7 @@ def docs(session: nox.Session) -> None:
     Builds into the session's own directory, so that it leaves no site/ in the checkout.
     """
     session.install("-e", ".[docs]")
+    session.env["NO_MKDOCS_2_WARNING"] = "1"  # Material's banner about its successor, not ours
     session.run(
         "mkdocs", "build", "--strict", "--site-dir", str(Path(session.virtualenv.location) / "site")
     )
