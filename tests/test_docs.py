@@ -215,7 +215,7 @@ def _docstring_examples() -> list[doctest.DocTest]:
 
 def test_docstring_examples_run_on_the_sample_tree(sample_tree: Path) -> None:
     tests = _docstring_examples()
-    assert len(tests) >= 8
+    assert len(tests) >= 20
     runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
     output = io.StringIO()
     for test in tests:
