@@ -21,6 +21,7 @@ import importlib
 import importlib.util
 import inspect
 import io
+import json
 import os
 import re
 import shutil
@@ -406,3 +407,43 @@ def test_the_readme_pod_is_the_example_manifest() -> None:
     readme = (REPO / "README.md").read_text()
     (snippet,) = re.findall(r"```yaml\n(.*?)```", readme, flags=re.DOTALL)
     assert snippet in (REPO / "examples" / "kubernetes" / "ml-gpu-pod.yaml").read_text()
+
+
+def test_every_python_example_compiles() -> None:
+    """Also those that run only against a cluster or in a subprocess."""
+    examples = [
+        block
+        for page in [REPO / "README.md", *PAGES]
+        for block in blocks(page)
+        if block.language == "python"
+    ]
+    assert len(examples) >= 15
+    for block in examples:
+        compile(block.code, block.name, "exec", flags=ast.PyCF_ALLOW_TOP_LEVEL_AWAIT)
+
+
+def test_the_documented_show_document_has_the_keys_of_the_real_one() -> None:
+    page = (DOCS / "reference" / "cli.md").read_text()
+    documents = [
+        json.loads(block.code)
+        for block in blocks(DOCS / "reference" / "cli.md")
+        if block.language == "json"
+    ]
+    assert len(documents) == 3
+    documented = documents[0]
+    result = subprocess.run(
+        [sys.executable, "-m", "dra_metadata", "show", "training-gpus", "gpu", "-o", "json"],
+        cwd=REPO,
+        env={**os.environ, "DRA_METADATA_ROOT": "examples/tree"},
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    )
+    real = json.loads(result.stdout)
+    assert documented.keys() == real.keys()
+    assert documented["files"][0].keys() == real["files"][0].keys()
+    assert documented["requests"][0].keys() == real["requests"][0].keys()
+    device = documented["requests"][0]["devices"][0]
+    assert device.keys() == real["requests"][0]["devices"][0].keys()
+    assert "`show -o json` and `wait -o json` print one stable document" in page
