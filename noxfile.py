@@ -1,8 +1,9 @@
-"""Sessions for nox: the test suite on every Python the package supports, lint, type checks.
+"""Sessions for nox: the test suite on every Python the package supports, lint, type checks, docs.
 
-    nox                      # every session: lint, typecheck, tests-3.10 ... tests-3.13
+    nox                      # every session: lint, typecheck, docs, tests-3.10 ... tests-3.13
     nox -s tests-3.12        # one session
     nox -s lint typecheck
+    nox -s docs              # the documentation site, mkdocs build --strict
     python noxfile.py interpreters   # which interpreter each tests session would use
 
 A missing interpreter is an error, never a silent skip, and no Python is ever downloaded in
@@ -30,7 +31,7 @@ README's test command); the tests sessions of the other interpreters deselect th
 PURE_PYTHON_VARIABLE = "DRA_METADATA_PURE_PYTHON"
 """dra_metadata._convert.PURE_PYTHON_VARIABLE (tests/test_ci.py checks that they agree)."""
 
-nox.options.sessions = ["lint", "typecheck", "tests"]
+nox.options.sessions = ["lint", "typecheck", "docs", "tests"]
 nox.options.default_venv_backend = "venv"
 nox.options.download_python = "never"
 nox.options.error_on_missing_interpreters = True
@@ -105,6 +106,19 @@ def typecheck(session: nox.Session) -> None:
     session.install("-e", ".[dev]")
     for target in dict.fromkeys((NEWEST, OLDEST)):
         session.run("mypy", "--python-version", target)
+
+
+@nox.session
+def docs(session: nox.Session) -> None:
+    """The documentation site: mkdocs build --strict (any warning, such as a broken link, fails).
+
+    Builds into the session's own directory, so that it leaves no site/ in the checkout.
+    """
+    session.install("-e", ".[docs]")
+    session.env["NO_MKDOCS_2_WARNING"] = "1"  # Material's banner about its successor, not ours
+    session.run(
+        "mkdocs", "build", "--strict", "--site-dir", str(Path(session.virtualenv.location) / "site")
+    )
 
 
 def _print_interpreters() -> None:

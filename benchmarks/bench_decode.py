@@ -10,9 +10,9 @@ pure Python (DRA_METADATA_PURE_PYTHON=1, what a build without a compiler gives).
 
 Also: the naive way (json + a pydantic model) on the default shape, `import dra_metadata`
 against `import pydantic, orjson` (at most 30 ms more), what the cheapest exact check for
-duplicate keys would add (the decision to leave them to the exact path rests on it: see "How
-decoding works" in the README), and what a decode costs when the layout of its attributes is
-new to the process.
+duplicate keys would add (the decision to leave them to the exact path rests on it: see
+docs/explanation/decoding.md), and what a decode costs when the layout of its attributes is new
+to the process.
 """
 
 from __future__ import annotations

@@ -606,6 +606,20 @@ def decode_stream(data: bytes | str, *, validate: bool | Profile = False) -> Dec
     naming the object and the field at fault. With ``validate`` (True for the upstream rules,
     "strict" for the API server's too), the findings are in ``.errors``; the object is
     returned all the same. A str is taken as the UTF-8 bytes it stands for.
+
+    Examples:
+        >>> stream = (
+        ...     b'{"apiVersion": "metadata.resource.k8s.io/v2", "kind": "DeviceMetadata"}\\n'
+        ...     b'{"apiVersion": "metadata.resource.k8s.io/v1beta1", "kind": "DeviceMetadata",'
+        ...     b' "requests": [{"name": "gpu", "devices": [{"name": "gpu-0"}]}]}\\n'
+        ... )
+        >>> result = dra_metadata.decode_stream(stream, validate=True)
+        >>> result.api_version, result.skipped_versions
+        ('metadata.resource.k8s.io/v1beta1', ('metadata.resource.k8s.io/v2',))
+        >>> for error in result.errors:
+        ...     print(error)
+        requests[0].devices[0].driver: Required value
+        requests[0].devices[0].pool: Required value
     """
     profile = None if validate is False else resolve_profile(validate)
     result = decode_bytes(data if type(data) is bytes else _as_bytes(data))

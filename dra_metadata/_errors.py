@@ -12,7 +12,18 @@ if TYPE_CHECKING:
 
 
 class DeviceMetadataError(Exception):
-    """Base of every error raised by dra_metadata; `.path` names the file when there is one."""
+    """Base of every error raised by dra_metadata; `.path` names the file when there is one.
+
+    Catch it to handle any failure of the package; its message starts with the path and says
+    what to do next. docs/reference/errors.md says when each subclass is raised.
+
+    Examples:
+        >>> try:
+        ...     dra_metadata.read_claim_metadata("no-such-claim", "gpu")
+        ... except dra_metadata.DeviceMetadataError as error:
+        ...     print(type(error).__name__, error.path.relative_to(dra_metadata.default_root()))
+        MetadataNotFoundError resourceclaims/no-such-claim/gpu
+    """
 
     __module__ = "dra_metadata"
 
@@ -28,7 +39,11 @@ class DeviceMetadataError(Exception):
 
 
 class InvalidNameError(DeviceMetadataError, ValueError):
-    """A claim, request or driver name that cannot be turned into a path below the root."""
+    """A claim, request or driver name that cannot be turned into a path below the root.
+
+    Empty, ``.``, ``..``, with ``/`` or NUL, over 253 bytes, or a driver whose file name would
+    exceed 255 bytes. Also a ValueError; raised at the call, before anything is read.
+    """
 
     __module__ = "dra_metadata"
 
@@ -59,7 +74,11 @@ class MetadataNotFoundError(DeviceMetadataError, FileNotFoundError):
 
 
 class MetadataReadError(DeviceMetadataError, OSError):
-    """The file exists but cannot be read: permission denied, a directory, not a regular file."""
+    """The file exists but cannot be read: permission denied, a directory, not a regular file.
+
+    Also an OSError with the system's ``errno`` (EACCES, EISDIR, ELOOP, ENOTDIR, EIO, ...). A
+    wait never waits it out: the path, its permissions or the mount must change.
+    """
 
     __module__ = "dra_metadata"
 
@@ -139,13 +158,21 @@ class MetadataEncodeError(DeviceMetadataError, ValueError):
 
 
 class NoMetadataError(MetadataDecodeError):
-    """The stream holds no object at all (empty or whitespace only: possibly mid-write)."""
+    """The stream holds no object at all (empty or whitespace only: possibly mid-write).
+
+    A driver writing in place truncates the file first: watches and waits read it again soon
+    instead of raising this.
+    """
 
     __module__ = "dra_metadata"
 
 
 class NoCompatibleVersionError(MetadataDecodeError):
-    """Every object in the stream has an API version this library does not know."""
+    """Every object in the stream has an API version this library does not know.
+
+    ``.unknown_versions`` lists them in stream order: a driver newer than this package, which
+    a newer release of it reads.
+    """
 
     __module__ = "dra_metadata"
 
@@ -157,7 +184,11 @@ class NoCompatibleVersionError(MetadataDecodeError):
 
 
 class MetadataTooLargeError(MetadataDecodeError):
-    """The file is larger than the size cap; it was not read whole."""
+    """The file is larger than the size cap; it was not read whole.
+
+    The cap is the readers' ``max_size`` (DEFAULT_MAX_SIZE, 4 MiB); pass a larger one for an
+    unusually large file.
+    """
 
     __module__ = "dra_metadata"
 
@@ -167,7 +198,12 @@ class MetadataTooLargeError(MetadataDecodeError):
 
 
 class MetadataConflictError(DeviceMetadataError):
-    """The per-driver files of one request disagree about the claim they describe."""
+    """The per-driver files of one request disagree about the claim they describe.
+
+    Raised by a merged read with ``validate=`` when the files name different claims (name,
+    namespace or uid: ``.field``, ``.values``); without ``validate=`` the merge succeeds with
+    that field empty, as Go's does. Read one file with ``driver=`` to see each.
+    """
 
     __module__ = "dra_metadata"
 
@@ -178,7 +214,11 @@ class MetadataConflictError(DeviceMetadataError):
 
 
 class AttributeValueError(DeviceMetadataError, ValueError):
-    """A device attribute does not have exactly one value member set, so it has no single value."""
+    """A device attribute does not have exactly one value member set, so it has no single value.
+
+    Raised by ``DeviceAttribute.value`` (also a ValueError); the attribute's ``members`` say which
+    are set, and validation reports such an attribute as ``invalid``.
+    """
 
     __module__ = "dra_metadata"
 

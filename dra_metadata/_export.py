@@ -49,7 +49,10 @@ def device_document(device: Device) -> dict[str, Any]:
 
 
 def document(metadata: DeviceMetadata) -> dict[str, Any]:
-    """The stable document of ``dra-metadata show -o json`` and ``wait -o json`` (README)."""
+    """The stable document of ``dra-metadata show -o json`` and ``wait -o json``.
+
+    Documented in docs/reference/cli.md, "JSON documents".
+    """
     return {
         "name": metadata.name,
         "namespace": metadata.namespace,

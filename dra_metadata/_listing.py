@@ -101,7 +101,11 @@ class MountedClaim:
 
 @dataclass(frozen=True, slots=True)
 class MountedDevice:
-    """A device mounted in this container, with the claim, request and file it comes from."""
+    """A device mounted in this container, with the claim, request and file it comes from.
+
+    What list_devices returns: ``claim`` (its MountedClaim), ``request_name`` (the file's
+    request, e.g. ``gpu/high-memory``), ``device`` and ``source`` (the file's MetadataSource).
+    """
 
     claim: MountedClaim
     """The claim's request directory."""
@@ -233,10 +237,12 @@ def list_claims(
     it, unless ``on_error`` is given: then ``on_error(error)`` is called for each and the
     listing goes on without them.
 
-    Example::
-
-        problems: list[MetadataReadError] = []
-        claims = list_claims(on_error=problems.append)
+    Examples:
+        >>> for claim in dra_metadata.list_claims():
+        ...     print(claim.kind, claim.claim_name, claim.request_name, claim.drivers)
+        claim fast-net vf ('sriov.example.com',)
+        claim training-gpus gpu ('gpu.example.com', 'rdma.example.com')
+        template accelerator gpu ('gpu.example.com',)
     """
     base = _resolve_root(root)
     _check_root(base, root)  # the root must exist: a typo is not "no claims"
@@ -278,11 +284,9 @@ def list_devices(
     (which names it). With ``on_error``, ``on_error(error)`` is called for each of them and
     the devices of every other file are listed: nothing is left out unsaid.
 
-    Example::
-
-        problems: list[DeviceMetadataError] = []
-        for mounted in list_devices(on_error=problems.append):
-            print(mounted.claim.claim_name, mounted.device.name)
+    Examples:
+        >>> [mounted.device.name for mounted in dra_metadata.list_devices()][:3]
+        ['vf-3', 'gpu-0', 'gpu-1']
     """
 
     def report(error: DeviceMetadataError) -> None:

@@ -380,9 +380,17 @@ def _plain_attribute(owner: str, key: str, value: object) -> DeviceAttribute:
 class NetworkDeviceData:
     """Network data of a device, often published later than the device itself."""
 
+    # The docstring of a wire model is its JSON Schema's description: one line; the fields say
+    # the rest.
+
     interface_name: str = ""
+    """The interface's name in the pod's network namespace (``net1``)."""
     ips: Sequence[str] = ()
+    """Addresses in CIDR form (``10.56.217.12/24``, ``fd00:56::12/64``); a tuple, which can
+    be empty without IPAM: which fields a reader requires is its choice
+    (wait_for_network_data's ``require``)."""
     hardware_address: str = ""
+    """The MAC address (``0a:58:0a:38:d9:0c``)."""
 
     __pydantic_config__ = _PYDANTIC_CONFIG
     __repr__ = set_fields_repr
@@ -398,13 +406,17 @@ class Device:
     """One allocated device: who serves it, where it comes from, and what it looks like."""
 
     driver: str = ""
+    """The DRA driver that serves the device (``gpu.example.com``)."""
     pool: str = ""
+    """The resource pool of the device in the driver's ResourceSlices (often the node)."""
     name: str = ""
+    """The device's name within its pool (``gpu-0``)."""
     attributes: Annotated[Mapping[str, DeviceAttribute], _AttributeMapSchema()] = field(
         default_factory=AttributeMap
     )
     """Qualified name -> attribute; always an AttributeMap (a read-only Mapping)."""
     network_data: NetworkDeviceData | None = None
+    """None until the driver publishes network data for the device."""
 
     __pydantic_config__ = _PYDANTIC_CONFIG
     __repr__ = set_fields_repr
@@ -478,7 +490,9 @@ class DeviceMetadataRequest:
     """The devices allocated for one request (``<request>`` or ``<request>/<subrequest>``)."""
 
     name: str = ""
+    """``gpu``, or ``gpu/high-memory`` for the subrequest chosen from a prioritized list."""
     devices: Sequence[Device] = ()
+    """The request's devices, in the file's order; a tuple."""
 
     __pydantic_config__ = _PYDANTIC_CONFIG
 
@@ -655,7 +669,7 @@ class DeviceMetadata:
 
         The claim's name, namespace, uid and pod claim name, every file behind this object
         (``files``: path, driver, apiVersion, generation, skippedVersions) and the requests with
-        their devices in wire form, every key present (see the README).
+        their devices in wire form, every key present (docs/reference/cli.md, "JSON documents").
         """
         from dra_metadata._export import document  # noqa: PLC0415 - loaded on first use
 
@@ -664,12 +678,20 @@ class DeviceMetadata:
 
 @dataclass(frozen=True, slots=True)
 class MetadataSource:
-    """One file that contributed to a DeviceMetadata: where it is, which driver, what it held."""
+    """One file that contributed to a DeviceMetadata: where it is, which driver, what it held.
+
+    A merged read has no generation of its own (drivers number their files' updates
+    independently); each source keeps its file's generation and whole object.
+    """
 
     path: Path | None
+    """The file; None for metadata that came from the Kubernetes API or from bytes."""
     driver: str | None
+    """The driver, from the file name ``<driver>-metadata.json``; None if it does not say."""
     metadata: DeviceMetadata
+    """The whole object decoded from this file."""
     skipped_versions: Sequence[str] = ()
+    """Unknown API versions that preceded the decoded object, in stream order."""
     stale: bool = False
     """True when this view of the file is frozen: the driver replaced the file on the host
     (rename over it) and the container's bind mount still shows the old, unlinked file (its

@@ -27,7 +27,17 @@ StrPath = Union[str, "os.PathLike[str]"]
 
 
 def default_root() -> Path:
-    """The root in effect when no ``root=`` is given: ``$DRA_METADATA_ROOT``, else CONTAINER_DIR."""
+    """The root in effect when no ``root=`` is given: ``$DRA_METADATA_ROOT``, else CONTAINER_DIR.
+
+    Looked up at every call, so a test or tool can set the variable at any time (an empty value
+    counts as unset). Inside a container nothing needs setting.
+
+    Examples:
+        >>> import os
+        >>> from pathlib import Path
+        >>> dra_metadata.default_root() == Path(os.environ["DRA_METADATA_ROOT"])
+        True
+    """
     return Path(os.environ.get(ROOT_ENVIRONMENT_VARIABLE) or CONTAINER_DIR)
 
 
@@ -111,7 +121,17 @@ def check_file_name_length(
 def resource_claim_request_dir(
     claim_name: str, request_name: str, *, root: StrPath | None = None
 ) -> Path:
-    """Directory holding every driver's file for one request of a claim referenced by name."""
+    """Directory holding every driver's file for one request of a claim referenced by name.
+
+    ``<root>/resourceclaims/<claim_name>/<request>``, where ``<request>`` is the top-level
+    request of ``request_name`` (``gpu/high-memory`` lives in ``gpu``). ``root`` defaults to
+    default_root(). Raises InvalidNameError for a name that is not a single path segment
+    (empty, ``.``, ``..``, with ``/`` or NUL, over 253 bytes).
+
+    Examples:
+        >>> dra_metadata.resource_claim_request_dir("training-gpus", "gpu", root="/mnt")
+        PosixPath('/mnt/resourceclaims/training-gpus/gpu')
+    """
     claim = _check_name("claim_name", claim_name)
     request = _request_directory_name(request_name)
     return _resolve_root(root) / RESOURCE_CLAIMS_SUBDIR / claim / request
@@ -120,7 +140,16 @@ def resource_claim_request_dir(
 def resource_claim_template_request_dir(
     pod_claim_name: str, request_name: str, *, root: StrPath | None = None
 ) -> Path:
-    """Directory for one request of a claim made from a template, keyed by the pod claim name."""
+    """Directory for one request of a claim made from a template, keyed by the pod claim name.
+
+    ``<root>/resourceclaimtemplates/<pod_claim_name>/<request>``: a claim made from a
+    ResourceClaimTemplate has a generated name, so the pod's own name for it
+    (``spec.resourceClaims[].name``) keys it. Otherwise as resource_claim_request_dir.
+
+    Examples:
+        >>> dra_metadata.resource_claim_template_request_dir("accelerator", "gpu/high-memory")
+        PosixPath('.../resourceclaimtemplates/accelerator/gpu')
+    """
     claim = _check_name("pod_claim_name", pod_claim_name)
     request = _request_directory_name(request_name)
     return _resolve_root(root) / RESOURCE_CLAIM_TEMPLATES_SUBDIR / claim / request
@@ -129,7 +158,16 @@ def resource_claim_template_request_dir(
 def resource_claim_file_path(
     driver: str, claim_name: str, request_name: str, *, root: StrPath | None = None
 ) -> Path:
-    """Path of one driver's file for a request of a claim referenced by name."""
+    """Path of one driver's file for a request of a claim referenced by name.
+
+    ``<request directory>/<driver>-metadata.json`` (see resource_claim_request_dir). Raises
+    InvalidNameError for a name that is not a single path segment, or a driver whose file name
+    would exceed 255 bytes. Nothing is looked at on disk.
+
+    Examples:
+        >>> dra_metadata.resource_claim_file_path("gpu.example.com", "training-gpus", "gpu").name
+        'gpu.example.com-metadata.json'
+    """
     name = metadata_file_name(driver)
     return resource_claim_request_dir(claim_name, request_name, root=root) / name
 
@@ -137,7 +175,17 @@ def resource_claim_file_path(
 def resource_claim_template_file_path(
     driver: str, pod_claim_name: str, request_name: str, *, root: StrPath | None = None
 ) -> Path:
-    """Path of one driver's file for a request of a claim made from a template."""
+    """Path of one driver's file for a request of a claim made from a template.
+
+    As resource_claim_file_path, below resource_claim_template_request_dir.
+
+    Examples:
+        >>> path = dra_metadata.resource_claim_template_file_path(
+        ...     "gpu.example.com", "accelerator", "gpu"
+        ... )
+        >>> path.is_file()  # on the sample tree
+        True
+    """
     name = metadata_file_name(driver)
     return resource_claim_template_request_dir(pod_claim_name, request_name, root=root) / name
 

@@ -191,7 +191,13 @@ def read_metadata_file(
     The driver in `sources` comes from the file name when it ends in ``-metadata.json``. With
     ``validate`` (True or "strict") an invalid file raises MetadataValidationError, which
     carries the decoded object and the findings. A stale view is marked and warned about as
-    read_claim_metadata does.
+    read_claim_metadata does. Raises MetadataNotFoundError, MetadataReadError,
+    MetadataDecodeError (MetadataTooLargeError over ``max_size``) naming the file.
+
+    Examples:
+        >>> path = dra_metadata.resource_claim_file_path("sriov.example.com", "fast-net", "vf")
+        >>> dra_metadata.read_metadata_file(path).generation
+        2
     """
     file_path = Path(path)
     name = file_path.name
@@ -379,6 +385,29 @@ def read_claim_metadata(
     findings. A file the driver replaced on the host after this container started is read as
     this container sees it, marked ``stale`` in `sources` and warned about once (logger
     ``dra_metadata``). MetadataNotFoundError says what exists instead.
+
+    Args:
+        claim_name: The claim's name (``spec.resourceClaims[].resourceClaimName``).
+        request_name: The request (``gpu``), or one subrequest of it (``gpu/high-memory``).
+        driver: Read only this driver's file.
+        root: The metadata root; by default ``$DRA_METADATA_ROOT``, else CONTAINER_DIR.
+        validate: False, True (the "metadata" profile) or "strict".
+        max_size: Files larger than this many bytes raise MetadataTooLargeError unread.
+
+    Raises:
+        MetadataNotFoundError: No such root, claim, request, subrequest or driver's file.
+        MetadataReadError: A file or directory that exists but cannot be read.
+        MetadataDecodeError: A file that cannot be decoded (NoMetadataError when empty).
+        MetadataValidationError: With ``validate``, a file that breaks the rules.
+        MetadataConflictError: With ``validate``, files that disagree on the claim.
+        InvalidNameError: A name that is not a single path segment.
+
+    Examples:
+        >>> metadata = dra_metadata.read_claim_metadata("training-gpus", "gpu")
+        >>> [device.attribute("uuid") for device in metadata.devices][:1]
+        ['GPU-5b3c1d2e-8f41-4c55-9a1e-0c6f2b7d9e10']
+        >>> sorted(source.driver for source in metadata.sources)
+        ['gpu.example.com', 'rdma.example.com']
     """
     return read_metadata(
         claim_name,
@@ -402,8 +431,14 @@ def read_template_metadata(
 ) -> DeviceMetadata:
     """Metadata of one request of a claim made from a ResourceClaimTemplate.
 
-    ``pod_claim_name`` is the pod-local name (``pod.spec.resourceClaims[].name``); otherwise as
-    read_claim_metadata.
+    ``pod_claim_name`` is the pod-local name (``pod.spec.resourceClaims[].name``): a claim made
+    from a template has a generated name, so its files are keyed by the pod's name for it.
+    Arguments, merging, stale views and errors otherwise as read_claim_metadata.
+
+    Examples:
+        >>> metadata = dra_metadata.read_template_metadata("accelerator", "gpu/high-memory")
+        >>> metadata.pod_claim_name, metadata.requests[0].subrequest_name
+        ('accelerator', 'high-memory')
     """
     return read_metadata(
         pod_claim_name,

@@ -178,7 +178,12 @@ _DEVICE_ATTRIBUTES = st.one_of(
 
 
 def device_attributes() -> st.SearchStrategy[DeviceAttribute]:
-    """Attributes with exactly one member set."""
+    """Attributes with exactly one member set, of every member kind.
+
+    ``int``/``ints`` in the int64 range, ``bool``/``bools``, ``string``/``strings`` of short
+    text (control and non-ASCII characters included), ``version``/``versions`` semantic
+    versions; lists of one to four elements.
+    """
     return _DEVICE_ATTRIBUTES
 
 
@@ -246,7 +251,11 @@ def _draw_device(draw: st.DrawFn, driver: str) -> Device:
 
 @st.composite
 def devices(draw: st.DrawFn, driver: str | None = None) -> Device:
-    """A device of ``driver`` (or of a generated driver) with up to 8 attributes."""
+    """A device of ``driver`` (or of a generated driver) with up to 8 attributes.
+
+    Its pool is a generated pool name and its name a DNS label; attribute keys are
+    qualified_names of the driver's domain or of none, and network data is present or not.
+    """
     return _draw_device(draw, driver if driver is not None else draw(_DRIVER_NAMES))
 
 
@@ -266,7 +275,10 @@ def _draw_request(draw: st.DrawFn, name: str, driver: str | None) -> DeviceMetad
 
 @st.composite
 def device_metadata_requests(draw: st.DrawFn, driver: str | None = None) -> DeviceMetadataRequest:
-    """A request (``name`` or ``name/subrequest``) with up to 3 devices."""
+    """A request (``name`` or ``name/subrequest``) with up to 3 devices.
+
+    Each device is of ``driver`` when given, else of a generated driver.
+    """
     return _draw_request(draw, draw(_REQUEST_NAMES), driver)
 
 
@@ -342,7 +354,13 @@ def device_metadata(
     drivers: st.SearchStrategy[str] | None = None,
     full_object_meta: bool = False,
 ) -> DeviceMetadata:
-    """A valid DeviceMetadata of one driver (as one file holds), with up to 3 requests."""
+    """A valid DeviceMetadata of one driver (as one file holds), with up to 3 requests.
+
+    Valid under both validation profiles. ``drivers`` draws the driver's name;
+    ``full_object_meta`` fills every field of the object metadata (labels, owner references,
+    managed fields, times), not only what drivers write. Encode it with
+    ``dra_metadata.writer.encode_stream`` to test a reader on the bytes a driver writes.
+    """
     driver = draw(drivers if drivers is not None else _DRIVER_NAMES)
     return DeviceMetadata(
         metadata=draw(object_meta(full=full_object_meta)),
@@ -353,7 +371,10 @@ def device_metadata(
 
 @dataclass(frozen=True)
 class MetadataStream:
-    """A generated stream and what decoding it must give."""
+    """A generated stream and what decoding it must give (what metadata_streams draws).
+
+    ``decode_stream(stream.data)`` must give ``stream.metadata`` with ``stream.skipped_versions``.
+    """
 
     data: bytes
     metadata: DeviceMetadata

@@ -48,7 +48,21 @@ class MetadataTree:
     atomic replace: what the beta writer does), unless a call says otherwise. Claim UIDs are
     derived from namespace and name, so trees are reproducible. Names are checked as the
     readers check them (InvalidNameError), and nothing is ever written or removed through a
-    symlink below the root (MetadataWriteError).
+    symlink below the root (MetadataWriteError). With pytest, the fixture ``dra_metadata_tree``
+    gives one on a temporary directory and points ``DRA_METADATA_ROOT`` at it.
+
+    Examples:
+        >>> import tempfile
+        >>> from dra_metadata.testing import MetadataTree
+        >>> root = tempfile.mkdtemp()
+        >>> tree = MetadataTree(root, mode="in-place")
+        >>> path = tree.add_claim("nic", "vf", "sriov.example.com", ["vf-0"])
+        >>> network = dra_metadata.NetworkDeviceData("net1")
+        >>> device = dra_metadata.Device(name="vf-0", network_data=network)
+        >>> tree.update("nic", "vf", "sriov.example.com", devices=[device]).generation
+        2
+        >>> dra_metadata.read_claim_metadata("nic", "vf", root=root).devices[0].network_data
+        NetworkDeviceData(interface_name='net1', ips=(), hardware_address='')
     """
 
     def __init__(

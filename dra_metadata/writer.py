@@ -287,9 +287,17 @@ def encode_stream(
     The ``api_version`` and ``sources`` of ``metadata`` are ignored. By default nothing is
     validated, as upstream's writer does not; ``validate=True`` (or ``"strict"``, the API
     server's rules too) raises MetadataValidationError, with every finding, when the object
-    breaks the rules of any version it is written in. Example::
+    breaks the rules of any version it is written in.
+    Raises MetadataEncodeError naming the field of a value JSON cannot hold.
 
-        data = encode_stream(metadata, validate=True)
+    Examples:
+        >>> from dra_metadata.writer import encode_stream
+        >>> metadata = dra_metadata.read_claim_metadata("fast-net", "vf")
+        >>> stream = encode_stream(metadata)
+        >>> dra_metadata.decode_stream(stream).metadata == metadata
+        True
+        >>> stream.count(b'"kind": "DeviceMetadata"')  # one object per known version
+        2
     """
     if not isinstance(metadata, DeviceMetadata):
         raise TypeError(f"metadata must be a DeviceMetadata, not {type(metadata).__name__}")

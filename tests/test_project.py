@@ -79,6 +79,16 @@ def test_readme_test_command_is_what_ci_runs() -> None:
     assert test_command in ci.splitlines()
 
 
+def test_getting_started_has_the_readme_commands() -> None:
+    readme = (REPO / "README.md").read_text()
+    page = (REPO / "docs" / "getting-started.md").read_text()
+    try_it = readme[readme.index("## Try it") : readme.index("## Install")]
+    commands = re.findall(r"```sh\n(.*?)\n```", try_it, flags=re.DOTALL)
+    assert len(commands) == 2
+    for command in commands:
+        assert f"```sh\n{command}\n```" in page
+
+
 def test_readme_run_command_works() -> None:
     readme = (REPO / "README.md").read_text()
     run = next(

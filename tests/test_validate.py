@@ -571,9 +571,9 @@ class TestGoFindings:
         )
 
     def test_readme_maps_each_type_to_go_one_to_one(self) -> None:
-        readme = (REPO / "README.md").read_text(encoding="utf-8")
+        page = (REPO / "docs" / "reference" / "validation.md").read_text(encoding="utf-8")
         rows = re.findall(
-            r"^\| `([a-z_]+)` \| `(FieldValue\w+)` \| ([^|]+?) \|", readme, re.MULTILINE
+            r"^\| `([a-z_]+)` \| `(FieldValue\w+)` \| ([^|]+?) \|", page, re.MULTILINE
         )
         assert {name: (go_type, message) for name, go_type, message in rows} == GO_ERROR_TYPES
         assert set(GO_ERROR_TYPES) == set(get_args(ErrorType))

@@ -229,5 +229,5 @@ def test_the_exit_code_of_the_api_is_documented() -> None:
 
     assert exit_code(KubeAPIError("refused", status=403)) == EXIT_KUBE_API == 5
     assert "5 Kubernetes API refused or unreachable" in EXIT_CODES_HELP
-    readme = (REPO / "README.md").read_text()
-    assert "| 5 | The Kubernetes API refused" in readme
+    page = (REPO / "docs" / "reference" / "exit-codes.md").read_text()
+    assert "| 5 | The Kubernetes API refused" in page

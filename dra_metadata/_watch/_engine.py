@@ -1,6 +1,6 @@
 """The watcher engine: the state of each watched file, and the scans that update it.
 
-Facts that shape it (see the README, "Waiting and watching"):
+Facts that shape it (see docs/guides/waiting.md and docs/explanation/stale-views.md):
 
 * Drivers rewrite a file in place (alpha writer) or replace it by rename (beta writer). Inside a
   container each file is a read-only bind mount of one host file: an in-place write fires

@@ -12,13 +12,22 @@ from dra_metadata._models import DeviceMetadata, MetadataSource
 
 
 class StopEvent(Protocol):
-    """Anything with ``is_set()``: threading.Event, asyncio.Event, multiprocessing.Event."""
+    """Anything with ``is_set()``: threading.Event, asyncio.Event, multiprocessing.Event.
+
+    A watch or wait given one as ``stop_event`` ends once it is set: a threading.Event or
+    multiprocessing.Event ends a watch or wait at once, an asyncio.Event an ``awatch_*`` or
+    ``await_*`` at once; any other object is looked at every 100 ms.
+    """
 
     def is_set(self) -> bool: ...
 
 
 class MetadataEventKind(enum.Enum):
-    """What happened to a metadata file."""
+    """What happened to a metadata file: the ``kind`` of a MetadataEvent.
+
+    Generations are compared per file, never across drivers; each generation is reported once
+    however many file events it caused.
+    """
 
     CREATED = "created"
     """First seen (at start, or when it appeared)."""
@@ -37,7 +46,15 @@ class MetadataEventKind(enum.Enum):
 
 @dataclass(frozen=True, slots=True)
 class MetadataEvent:
-    """One change seen by a watcher."""
+    """One change seen by a watcher (watch_claim_metadata and its twins yield them).
+
+    Examples:
+        >>> event = next(dra_metadata.watch_claim_metadata("training-gpus", "gpu"))
+        >>> event.kind, sorted(event.generations.items())
+        (<MetadataEventKind.CREATED: 'created'>, [('gpu.example.com', 1), ('rdma.example.com', 1)])
+        >>> len(event.metadata.devices)
+        4
+    """
 
     kind: MetadataEventKind
     metadata: DeviceMetadata | None

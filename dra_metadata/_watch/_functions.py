@@ -82,6 +82,24 @@ def watch_claim_metadata(
     interval. Raises MetadataReadError for a file or directory that cannot be looked at
     (permission denied, a symlink loop, a path through a regular file) and MetadataDecodeError
     for a file that stays undecodable.
+
+    Args:
+        claim_name: The claim's name (``spec.resourceClaims[].resourceClaimName``).
+        request_name: The request (``gpu``), or one subrequest of it (``gpu/high-memory``).
+        driver: Watch only this driver's file; by default every driver's file of the request,
+            merged as read_claim_metadata merges them.
+        root: The metadata root; by default ``$DRA_METADATA_ROOT``, else CONTAINER_DIR.
+        timeout: Seconds after which the iteration ends quietly; None: no limit.
+        poll_interval: Seconds between re-reads, whatever inotify says.
+        force_polling: True: poll only; None: ``$DRA_METADATA_FORCE_POLLING`` decides.
+        stop_event: Ends the watch when set (a threading.Event at once; any object with
+            ``is_set()`` is looked at every 100 ms).
+
+    Examples:
+        >>> for event in dra_metadata.watch_claim_metadata("fast-net", "vf"):
+        ...     print(event.kind.name, event.generations)
+        ...     break
+        CREATED {'sriov.example.com': 2}
     """
     watcher = claim_watcher(
         claim_name,
@@ -106,7 +124,19 @@ def watch_template_metadata(
     force_polling: bool | None = None,
     stop_event: StopEvent | None = None,
 ) -> Iterator[MetadataEvent]:
-    """watch_claim_metadata for a claim made from a template (by its pod claim name)."""
+    """Yield a MetadataEvent whenever the metadata of a template claim's request changes.
+
+    watch_claim_metadata for a claim made from a ResourceClaimTemplate, named by the pod's own
+    name for it (``spec.resourceClaims[].name``): its generated name cannot be known in advance,
+    so its files are under ``resourceclaimtemplates/<pod_claim_name>/``. Arguments, events,
+    ending and errors are those of watch_claim_metadata.
+
+    Examples:
+        >>> watch = dra_metadata.watch_template_metadata("accelerator", "gpu", timeout=60)
+        >>> next(watch).metadata.pod_claim_name
+        'accelerator'
+        >>> watch.close()  # closes its descriptors at once
+    """
     watcher = claim_watcher(
         pod_claim_name,
         request_name,
@@ -127,7 +157,19 @@ def watch_metadata_file(
     force_polling: bool | None = None,
     stop_event: StopEvent | None = None,
 ) -> Iterator[MetadataEvent]:
-    """watch_claim_metadata for any one metadata file."""
+    """Yield a MetadataEvent whenever one metadata file, named by its path, changes.
+
+    For a file outside the protocol's layout (a host-side file, a test's): no claim or request
+    names are involved. The file may be absent at the start; it is waited for. Arguments other
+    than ``path``, events, ending and errors are those of watch_claim_metadata.
+
+    Examples:
+        >>> path = dra_metadata.resource_claim_file_path("sriov.example.com", "fast-net", "vf")
+        >>> for event in dra_metadata.watch_metadata_file(path, timeout=60):
+        ...     print(event.kind.name, event.metadata.devices[0].network_data.interface_name)
+        ...     break
+        CREATED net1
+    """
     watcher = file_watcher(path, poll_interval=poll_interval, force_polling=force_polling)
     return _watch(watcher, checked_timeout(timeout), stop_event)
 
@@ -146,7 +188,17 @@ def awatch_claim_metadata(
     """The asyncio twin of watch_claim_metadata: ``async for event in awatch_...``.
 
     The inotify descriptor is registered with the event loop; nothing busy-waits. An
-    asyncio.Event as ``stop_event`` is awaited, and ends the watch at once.
+    asyncio.Event as ``stop_event`` is awaited, and ends the watch at once; cancelling the task
+    that iterates ends it too, and closes its descriptors. Arguments, events and errors are
+    those of watch_claim_metadata.
+
+    Examples:
+        >>> async def first_kind() -> str:
+        ...     async for event in dra_metadata.awatch_claim_metadata("fast-net", "vf"):
+        ...         return event.kind.name
+        ...     return "ended"
+        >>> asyncio.run(first_kind())
+        'CREATED'
     """
     watcher = claim_watcher(
         claim_name,
@@ -171,7 +223,11 @@ def awatch_template_metadata(
     force_polling: bool | None = None,
     stop_event: StopEvent | None = None,
 ) -> AsyncIterator[MetadataEvent]:
-    """The asyncio twin of watch_template_metadata."""
+    """The asyncio twin of watch_template_metadata: ``async for event in awatch_...``.
+
+    A claim made from a template, named by its pod claim name; everything else is as in
+    awatch_claim_metadata (the event loop, ``stop_event``, cancellation, the errors).
+    """
     watcher = claim_watcher(
         pod_claim_name,
         request_name,
@@ -192,6 +248,10 @@ def awatch_metadata_file(
     force_polling: bool | None = None,
     stop_event: StopEvent | None = None,
 ) -> AsyncIterator[MetadataEvent]:
-    """The asyncio twin of watch_metadata_file."""
+    """The asyncio twin of watch_metadata_file: ``async for event in awatch_metadata_file(...)``.
+
+    One metadata file, named by its path; everything else is as in awatch_claim_metadata (the
+    event loop, ``stop_event``, cancellation, the errors).
+    """
     watcher = file_watcher(path, poll_interval=poll_interval, force_polling=force_polling)
     return _awatch(watcher, checked_timeout(timeout), stop_event)

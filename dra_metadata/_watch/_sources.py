@@ -215,6 +215,25 @@ def wait_until(  # noqa: PLR0913 - the options of both sources, and progress rep
     KubeAPIError when the API refuses or cannot be reached); ``"auto"`` on the files when the
     request directory exists in this container, else on the API. An option of the other source
     is a ValueError.
+
+    Args:
+        condition: ``condition(metadata)``: None when ready, else why not (a sentence).
+        claim_name: The claim's name; with ``template=True`` the pod's name for a claim made
+            from a ResourceClaimTemplate (``spec.resourceClaims[].name``).
+        request_name: The request (``gpu``) or one subrequest of it (``gpu/high-memory``).
+        driver: Only this driver's file (or devices); by default every driver's, merged.
+        timeout: Seconds to wait at most (required; None: no limit).
+
+    Examples:
+        >>> metadata = dra_metadata.wait_until(
+        ...     lambda m: None if m.generation >= 2 else f"generation {m.generation}",
+        ...     "fast-net",
+        ...     "vf",
+        ...     driver="sriov.example.com",
+        ...     timeout=60,
+        ... )
+        >>> metadata.generation
+        2
     """
     return _plan(
         lambda _: condition,
@@ -258,6 +277,17 @@ def wait_for(  # noqa: PLR0913 - the options of both sources
     ``template=True`` names a claim made from a template by its pod claim name. Raises
     WaitTimeoutError (a TimeoutError) with the last metadata seen and the reason, or
     StaleMetadataError. ``source`` and the other options as for wait_until.
+
+    Examples:
+        >>> metadata = dra_metadata.wait_for(
+        ...     lambda device: device.attribute("uuid") is not None,
+        ...     "training-gpus",
+        ...     "gpu",
+        ...     driver="gpu.example.com",
+        ...     timeout=60,
+        ... )
+        >>> len(metadata.devices)
+        2
     """
     return _plan(
         _for_devices(predicate),
@@ -303,6 +333,13 @@ def wait_for_network_data(  # noqa: PLR0913 - the options of both sources
     or an iterable of names; anything else is a TypeError. For drivers that publish
     network data only in the claim's status (DraNet), wait with ``source="api"`` (or
     ``"auto"``). Raises as wait_for does.
+
+    Examples:
+        >>> metadata = dra_metadata.wait_for_network_data(
+        ...     "fast-net", "vf", timeout=120, require=("interface_name", "ips")
+        ... )
+        >>> metadata.devices[0].network_data.interface_name
+        'net1'
     """
     return _plan(
         _for_network_data(require),
@@ -387,7 +424,11 @@ async def await_for(  # noqa: PLR0913 - the options of both sources
     namespace: str | None = None,
     client: Client | AsyncClient | None = None,
 ) -> DeviceMetadata:
-    """The asyncio twin of wait_for (see await_until)."""
+    """The asyncio twin of wait_for: ``metadata = await await_for(predicate, ...)``.
+
+    Same arguments and errors as wait_for; it waits on the running event loop as await_until
+    does, and cancelling its task ends it at once.
+    """
     return await _plan(
         _for_devices(predicate),
         claim_name,
@@ -425,7 +466,15 @@ async def await_for_network_data(  # noqa: PLR0913 - the options of both sources
     namespace: str | None = None,
     client: Client | AsyncClient | None = None,
 ) -> DeviceMetadata:
-    """The asyncio twin of wait_for_network_data (see await_until)."""
+    """The asyncio twin of wait_for_network_data: ``await await_for_network_data(...)``.
+
+    Same arguments and errors as wait_for_network_data; it waits on the running event loop as
+    await_until does, and cancelling its task ends it at once.
+
+    Examples:
+        >>> asyncio.run(dra_metadata.await_for_network_data("fast-net", "vf", timeout=120)).name
+        'fast-net'
+    """
     return await _plan(
         _for_network_data(require),
         claim_name,

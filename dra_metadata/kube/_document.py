@@ -49,7 +49,7 @@ def _device(device: AllocatedDevice) -> dict[str, Any]:
 
 
 def claim_status_document(status: ClaimStatus) -> dict[str, Any]:
-    """The document of ``dra-metadata status -o json`` (README)."""
+    """The document of ``dra-metadata status -o json`` (docs/reference/cli.md)."""
     return {
         "name": status.name,
         "namespace": status.namespace,
@@ -63,7 +63,7 @@ def claim_status_document(status: ClaimStatus) -> dict[str, Any]:
 
 
 def device_health_document(health: DeviceHealth) -> dict[str, Any]:
-    """One entry of the list ``dra-metadata health -o json`` prints (README)."""
+    """One entry of the list ``dra-metadata health -o json`` prints (docs/reference/cli.md)."""
     return {
         "container": health.container,
         "podClaimName": health.pod_claim_name,

@@ -26,9 +26,14 @@ Health = Literal["Healthy", "Unhealthy", "Unknown"]
 
 @dataclass(frozen=True, slots=True)
 class DeviceCondition:
-    """One entry of ``status.devices[].conditions`` (a Kubernetes ``metav1.Condition``)."""
+    """One entry of ``status.devices[].conditions`` (a Kubernetes ``metav1.Condition``).
+
+    Drivers report a device's state this way (DraNet: ``Ready``, reason ``NetworkDeviceReady``);
+    ``AllocatedDevice.condition(type)`` finds one by its type.
+    """
 
     type: str
+    """The condition's type, e.g. ``Ready``."""
     status: str
     """``"True"``, ``"False"`` or ``"Unknown"``."""
     reason: str = ""

@@ -32,9 +32,9 @@ def read_claim_status(
     """The allocation and device status of the ResourceClaim ``claim_name`` (one GET).
 
     For a claim the pod names in ``spec.resourceClaims[].resourceClaimName``. ``namespace``
-    defaults to this pod's (see the README); ``client`` is a lightkube client whose
-    configuration is used (default: in-cluster, else the kubeconfig). Needs ``get`` on
-    ``resourceclaims``. Raises MetadataNotFoundError (404) or KubeAPIError.
+    defaults to this pod's (docs/guides/kubernetes-api.md, "Who this pod is"); ``client`` is a
+    lightkube client whose configuration is used (default: in-cluster, else the kubeconfig).
+    Needs ``get`` on ``resourceclaims``. Raises MetadataNotFoundError (404) or KubeAPIError.
     """
     check_name("claim_name", claim_name)
     _check_where(namespace=namespace)

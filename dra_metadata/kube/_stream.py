@@ -1,6 +1,6 @@
 """The claim watch itself: events -> statuses, resumed, started over on 410 Gone.
 
-Facts that shape it (see the README, "Without a metadata file: the Kubernetes API"):
+Facts that shape it (see docs/guides/kubernetes-api.md, "Watching"):
 
 * The watch is a GET on the collection with ``fieldSelector=metadata.name=<claim>``: RBAC
   authorizes it as a request for that one name. The server ends each watch after
