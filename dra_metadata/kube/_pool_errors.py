@@ -69,7 +69,7 @@ def check_pool(pool: object) -> str | None:
                 "pool",
                 pool,
                 f"segment {index} is empty: a pool name is one or more lowercase DNS "
-                "subdomains joined by '/' (e.g. rack-1/node-7); pass None for every pool",
+                "subdomains joined by '/' (e.g. rack-1/node-7)",
             )
         if not _SUBDOMAIN.fullmatch(segment):
             raise InvalidNameError(
