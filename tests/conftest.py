@@ -11,10 +11,9 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, settings
 
-from kube_pools_harness import ControllerManager
-
 import kube_harness
 from kube_harness import ApiServer
+from kube_pools_harness import ControllerManager
 
 TESTS = Path(__file__).parent
 REPO = TESTS.parent

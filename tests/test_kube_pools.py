@@ -25,6 +25,10 @@ from lightkube.config.models import Cluster, User
 from dra_metadata import InvalidNameError, KubeAPIError
 from dra_metadata.kube import PoolStatus, aread_pool_status, read_pool_status
 from dra_metadata.kube._pool_mapping import pool_status_result_from_object
+
+import kube_harness
+from conftest import REPO
+from kube_harness import ADMIN_TOKEN, ApiServer
 from kube_pools_harness import (
     REQUESTS,
     ControllerManager,
@@ -36,10 +40,6 @@ from kube_pools_harness import (
     resource_slice,
     wait_for_request,
 )
-
-import kube_harness
-from conftest import REPO
-from kube_harness import ADMIN_TOKEN, ApiServer
 
 pytestmark = pytest.mark.skipif(kube_harness.assets() is None, reason=kube_harness.SKIP_REASON)
 _drivers = itertools.count()

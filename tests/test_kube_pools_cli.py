@@ -16,6 +16,9 @@ from pathlib import Path
 
 import pytest
 
+import kube_harness
+from conftest import COMMAND
+from kube_harness import ApiServer
 from kube_pools_harness import (
     ControllerManager,
     answer_by_hand,
@@ -23,10 +26,6 @@ from kube_pools_harness import (
     wait_for_request,
 )
 from test_kube_pools import four_pools, incomplete_pool
-
-import kube_harness
-from conftest import COMMAND
-from kube_harness import ApiServer
 
 pytestmark = pytest.mark.skipif(kube_harness.assets() is None, reason=kube_harness.SKIP_REASON)
 _drivers = itertools.count()
