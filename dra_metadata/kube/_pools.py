@@ -182,6 +182,14 @@ class _Watch:
 
     async def answer(self) -> Mapping[str, Any]:
         """The request once answered; watched again after a drop, read again after 410."""
+        from lightkube.core.exceptions import ConfigError  # noqa: PLC0415
+
+        try:
+            return await self._answer()
+        except ConfigError as error:  # the token file or exec plugin, read when resuming
+            raise KubeAPIError(f"cannot authenticate to {self.api.server}: {error}") from None
+
+    async def _answer(self) -> Mapping[str, Any]:
         import httpx2  # noqa: PLC0415
 
         delay = _RETRY_FIRST_SECONDS
