@@ -127,7 +127,9 @@ def test_kept_request_is_what_the_server_stored(
     result = read_pool_status(driver, keep=True, client=client)
     stored = server.request("GET", f"{REQUESTS}/{result.request_name}")
     assert stored["spec"] == {"driver": driver, "limit": 100}
-    assert stored["metadata"]["managedFields"][0]["manager"] == "dra-metadata"
+    managers = {entry["manager"]: entry for entry in stored["metadata"]["managedFields"]}
+    assert set(managers["dra-metadata"]["fieldsV1"]) == {"f:spec"}
+    assert set(managers["kube-controller-manager"]["fieldsV1"]) == {"f:status"}
     assert result == pool_status_result_from_object(stored)
     server.request("DELETE", f"{REQUESTS}/{result.request_name}")
 
