@@ -1,4 +1,4 @@
-"""Device status and health from the Kubernetes API, for drivers that write no metadata file.
+"""Device status and health, and resource pool status, from the Kubernetes API.
 
 Needs the optional dependencies: ``pip install 'dra-metadata[kube]'`` (lightkube). They are
 imported on first use: importing this package costs no more than the models.
