@@ -128,7 +128,7 @@ def test_kept_request_is_what_the_server_stored(
     stored = server.request("GET", f"{REQUESTS}/{result.request_name}")
     assert stored["spec"] == {"driver": driver, "limit": 100}
     managers = {entry["manager"]: entry for entry in stored["metadata"]["managedFields"]}
-    assert set(managers["dra-metadata"]["fieldsV1"]) == {"f:spec"}
+    assert set(managers["dra-metadata"]["fieldsV1"]) == {"f:metadata", "f:spec"}  # generateName
     assert set(managers["kube-controller-manager"]["fieldsV1"]) == {"f:status"}
     assert result == pool_status_result_from_object(stored)
     server.request("DELETE", f"{REQUESTS}/{result.request_name}")
