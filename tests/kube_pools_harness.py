@@ -150,6 +150,26 @@ def allocate(
     server.patch_status(f"{collection}/{name}", {"allocation": {"devices": {"results": results}}})
 
 
+def four_pools(server: ApiServer, namespace: str, driver: str) -> None:
+    """cluster (all nodes, 2 devices), node-a (4, one allocated), node-d (2 slices: 3 + 2),
+    rolling (generation 1: 2 devices, generation 2: 3)."""
+    publish(
+        server,
+        resource_slice(driver, "cluster", 2),
+        resource_slice(driver, "node-a", 4, node="node-a"),
+        resource_slice(driver, "node-d", 3, node="node-d", slices=2),
+        resource_slice(driver, "node-d", 2, node="node-d", slices=2, part=2, first=3),
+        resource_slice(driver, "rolling", 2, node="node-e"),
+        resource_slice(driver, "rolling", 3, node="node-e", generation=2),
+    )
+    allocate(server, namespace, "training", driver, "node-a", "gpu-1")
+
+
+def incomplete_pool(server: ApiServer, driver: str) -> None:
+    """A pool that says it has 2 slices and has published 1: its requests stay unanswered."""
+    publish(server, resource_slice(driver, "node-x", 1, node="node-x", slices=2))
+
+
 def requests_of(server: ApiServer, driver: str) -> list[dict[str, Any]]:
     """The ResourcePoolStatusRequests for ``driver`` that exist now."""
     items = server.request("GET", REQUESTS)["items"]

@@ -32,12 +32,11 @@ from kube_harness import ADMIN_TOKEN, ApiServer
 from kube_pools_harness import (
     REQUESTS,
     ControllerManager,
-    allocate,
     answer_by_hand,
+    four_pools,
     gone,
-    publish,
+    incomplete_pool,
     requests_of,
-    resource_slice,
     wait_for_request,
 )
 
@@ -61,26 +60,6 @@ def client(server: ApiServer) -> Iterator[Client]:
 @pytest.fixture
 def driver() -> str:
     return f"gpu-{next(_drivers)}.pools.example.com"
-
-
-def four_pools(server: ApiServer, namespace: str, driver: str) -> None:
-    """cluster (all nodes, 2 devices), node-a (4, one allocated), node-d (2 slices: 3 + 2),
-    rolling (generation 1: 2 devices, generation 2: 3)."""
-    publish(
-        server,
-        resource_slice(driver, "cluster", 2),
-        resource_slice(driver, "node-a", 4, node="node-a"),
-        resource_slice(driver, "node-d", 3, node="node-d", slices=2),
-        resource_slice(driver, "node-d", 2, node="node-d", slices=2, part=2, first=3),
-        resource_slice(driver, "rolling", 2, node="node-e"),
-        resource_slice(driver, "rolling", 3, node="node-e", generation=2),
-    )
-    allocate(server, namespace, "training", driver, "node-a", "gpu-1")
-
-
-def incomplete_pool(server: ApiServer, driver: str) -> None:
-    """A pool that says it has 2 slices and has published 1: its requests stay unanswered."""
-    publish(server, resource_slice(driver, "node-x", 1, node="node-x", slices=2))
 
 
 def counts(pool: PoolStatus) -> tuple[object, ...]:

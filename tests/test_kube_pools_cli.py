@@ -22,10 +22,11 @@ from kube_harness import ApiServer
 from kube_pools_harness import (
     ControllerManager,
     answer_by_hand,
+    four_pools,
+    incomplete_pool,
     requests_of,
     wait_for_request,
 )
-from test_kube_pools import four_pools, incomplete_pool
 
 pytestmark = pytest.mark.skipif(kube_harness.assets() is None, reason=kube_harness.SKIP_REASON)
 _drivers = itertools.count()
