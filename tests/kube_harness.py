@@ -1,7 +1,9 @@
 """A real kube-apiserver and etcd on loopback ports, found as envtest finds them.
 
-``KUBEBUILDER_ASSETS`` names a directory holding ``kube-apiserver`` and ``etcd`` binaries. The
-API server runs with RBAC, a static admin token (group system:masters) and a ServiceAccount
+``KUBEBUILDER_ASSETS`` (else envtest's default, /usr/local/kubebuilder/bin) names a directory
+holding ``kube-apiserver`` and ``etcd`` binaries, and for the pool status tests
+``kube-controller-manager``. The API server serves ``resource.k8s.io/v1alpha3`` with the
+``DRAResourcePoolStatus`` gate on, and runs with RBAC, a static admin token (group system:masters) and a ServiceAccount
 token signer, on 127.0.0.1 only; etcd keeps its data in the test's temporary directory. Writes
 the scheduler, drivers and kubelet would make are made here as the admin through the same
 endpoints (``resourceclaims/status``, ``pods/status``); the functions at the end build them.
@@ -27,11 +29,23 @@ import orjson
 import yaml
 
 ASSETS_VARIABLE = "KUBEBUILDER_ASSETS"
+DEFAULT_ASSETS = Path("/usr/local/kubebuilder/bin")
+"""Where envtest looks when KUBEBUILDER_ASSETS is unset."""
 SKIP_REASON = (
     f"no Kubernetes API server to test against: set {ASSETS_VARIABLE} to a directory holding "
     "kube-apiserver and etcd binaries, as envtest's KUBEBUILDER_ASSETS (e.g. the one "
-    "`setup-envtest use -p path` prints)"
+    f"`setup-envtest use -p path` prints), or put them in envtest's default {DEFAULT_ASSETS}"
 )
+CONTROLLER_SKIP_REASON = (
+    "no kube-controller-manager to answer ResourcePoolStatusRequests: put a "
+    f"kube-controller-manager binary (v1.36 or later) beside kube-apiserver in ${ASSETS_VARIABLE} "
+    f"(or {DEFAULT_ASSETS})"
+)
+POOL_STATUS_FLAGS = (
+    "--runtime-config=resource.k8s.io/v1alpha3=true",
+    "--feature-gates=DRAResourcePoolStatus=true",
+)
+"""kube-apiserver serves ResourcePoolStatusRequests only with the runtime config."""
 ADMIN_TOKEN = "dra-metadata-test-admin"  # noqa: S105 - a throwaway token of a throwaway server
 CLAIMS = "/apis/resource.k8s.io/v1/namespaces/{namespace}/resourceclaims"
 PODS = "/api/v1/namespaces/{namespace}/pods"
@@ -41,12 +55,18 @@ _REPO = Path(__file__).parent.parent
 def assets() -> Path | None:
     """The directory of the binaries, or None when they are not provided."""
     value = os.environ.get(ASSETS_VARIABLE)
-    if not value:
-        return None
-    directory = Path(value)
+    directory = Path(value) if value else DEFAULT_ASSETS
     if not all((directory / name).is_file() for name in ("kube-apiserver", "etcd")):
         return None
     return directory
+
+
+def controller_assets() -> Path | None:
+    """The kube-controller-manager binary beside the API server's, or None."""
+    directory = assets()
+    if directory is None or not (directory / "kube-controller-manager").is_file():
+        return None
+    return directory / "kube-controller-manager"
 
 
 def _free_port() -> int:
@@ -79,6 +99,9 @@ class ApiServer:
     apiserver: subprocess.Popen[bytes] | None = None
     admin: httpx2.Client | None = None
     logs: list[IO[bytes]] = field(default_factory=list)
+    pool_status: bool = True
+    """Serve resource.k8s.io/v1alpha3 (ResourcePoolStatusRequest): POOL_STATUS_FLAGS."""
+    etcd_prefix: str = "/registry"
 
     def _log(self, name: str) -> IO[bytes]:
         log = (self.directory / name).open("ab")
@@ -94,7 +117,7 @@ class ApiServer:
         """The server's self-signed certificate and its CA (kube-apiserver writes both)."""
         return self.directory / "certs" / "apiserver.crt"
 
-    def start(self) -> None:
+    def _prepare(self) -> None:
         self.directory.mkdir(parents=True, exist_ok=True)
         key = self.directory / "service-account.key"
         subprocess.run(
@@ -103,6 +126,15 @@ class ApiServer:
         (self.directory / "tokens.csv").write_text(
             f"{ADMIN_TOKEN},admin,admin-uid,system:masters\n"
         )
+
+    def start_beside(self, other: ApiServer) -> None:
+        """A second kube-apiserver on the etcd of ``other``, under its own etcd prefix."""
+        self._prepare()
+        self.etcd_port = other.etcd_port
+        self.start_apiserver()
+
+    def start(self) -> None:
+        self._prepare()
         self.etcd = subprocess.Popen(
             [
                 str(self.assets / "etcd"),
@@ -140,7 +172,9 @@ class ApiServer:
                 "--service-cluster-ip-range=10.0.0.0/24",
                 "--disable-admission-plugins=ServiceAccount",
                 "--endpoint-reconciler-type=none",
+                f"--etcd-prefix={self.etcd_prefix}",
                 "--v=0",
+                *(POOL_STATUS_FLAGS if self.pool_status else ()),
             ],
             stdout=subprocess.DEVNULL,
             stderr=log,

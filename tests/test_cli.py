@@ -38,7 +38,8 @@ def test_console_script_and_module_agree() -> None:
 
 
 @pytest.mark.parametrize(
-    "command", ["show", "wait", "validate", "path", "ls", "env", "exec", "status", "health"]
+    "command",
+    ["show", "wait", "validate", "path", "ls", "env", "exec", "status", "health", "pools"],
 )
 def test_every_subcommand_has_help_with_an_example(command: str) -> None:
     result = run(command, "--help", root=None)

@@ -1,4 +1,4 @@
-"""Device status and health from the Kubernetes API, for drivers that write no metadata file.
+"""Device status and health, and resource pool status, from the Kubernetes API.
 
 Needs the optional dependencies: ``pip install 'dra-metadata[kube]'`` (lightkube). They are
 imported on first use: importing this package costs no more than the models.
@@ -6,6 +6,7 @@ imported on first use: importing this package costs no more than the models.
 >>> from dra_metadata import kube
 >>> status = kube.read_claim_status("rdma-nics")  # doctest: +SKIP
 >>> [device.network_data for device in status.devices]  # doctest: +SKIP
+>>> kube.read_pool_status("gpu.example.com").pools  # doctest: +SKIP
 """
 
 from dra_metadata._errors import KubeAPIError
@@ -20,6 +21,14 @@ from dra_metadata.kube._models import (
     DeviceHealth,
     Health,
 )
+from dra_metadata.kube._pool_models import (
+    PartitionTypeStatus,
+    PoolStatus,
+    PoolStatusResult,
+    ShareableCapacity,
+    ShareableSummary,
+)
+from dra_metadata.kube._pools import aread_pool_status, read_pool_status
 from dra_metadata.kube._read import (
     read_claim_status,
     read_device_health,
@@ -36,13 +45,30 @@ __all__ = [
     "DeviceHealth",
     "Health",
     "KubeAPIError",
+    "PartitionTypeStatus",
+    "PoolStatus",
+    "PoolStatusResult",
+    "ShareableCapacity",
+    "ShareableSummary",
+    "aread_pool_status",
     "awatch_claim_status",
     "read_claim_status",
     "read_device_health",
+    "read_pool_status",
     "read_template_claim_status",
     "watch_claim_status",
 ]
 
-for _public in (AllocatedDevice, ClaimStatus, DeviceCondition, DeviceHealth):
+for _public in (
+    AllocatedDevice,
+    ClaimStatus,
+    DeviceCondition,
+    DeviceHealth,
+    PartitionTypeStatus,
+    PoolStatus,
+    PoolStatusResult,
+    ShareableCapacity,
+    ShareableSummary,
+):
     _public.__module__ = "dra_metadata.kube"
 del _public

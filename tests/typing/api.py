@@ -182,6 +182,31 @@ async def kube_watch() -> list[str]:
     return names
 
 
+def kube_pools() -> list[int | None]:
+    import datetime as dt  # noqa: PLC0415
+
+    from lightkube import AsyncClient  # noqa: PLC0415
+
+    from dra_metadata import kube  # noqa: PLC0415
+
+    result: kube.PoolStatusResult = kube.read_pool_status(
+        "gpu.example.com", pool="rack-1/node-7", limit=10, timeout=5.0, keep=False, client=None
+    )
+    pools: tuple[kube.PoolStatus, ...] = result.pools
+    when: dt.datetime | None = result.completed_at
+    count: int = result.pool_count
+    truncated: bool = result.truncated
+    summary: kube.ShareableSummary | None = pools[0].shareable_summary
+    partitions = pools[0].partition_summary or ()
+    types: list[str] = [entry.type for entry in partitions]
+    capacity: list[kube.ShareableCapacity] = list(summary.capacity) if summary else []
+    document: dict[str, object] = result.to_document()
+    coroutine = kube.aread_pool_status("gpu.example.com", client=AsyncClient())
+    coroutine.close()
+    del when, count, truncated, types, capacity, document
+    return [pool.available_devices for pool in pools]
+
+
 def mounted(root: Path) -> list[str]:
     claims: list[dra_metadata.MountedClaim] = dra_metadata.list_claims(root=root)
     for claim in claims:
