@@ -227,7 +227,7 @@ def test_docstring_examples_run_on_the_sample_tree(sample_tree: Path) -> None:
 # The commands of the pages ---------------------------------------------------------------------
 
 _COMMAND = re.compile(r"(?:^|[\s$(])dra-metadata\s")
-_NEEDS_A_CLUSTER = re.compile(r"--source api|dra-metadata (?:status|health)\b")
+_NEEDS_A_CLUSTER = re.compile(r"--source api|dra-metadata (?:status|health|pools)\b")
 
 
 def _commands() -> list[tuple[str, str]]:
