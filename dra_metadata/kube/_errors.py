@@ -20,6 +20,11 @@ EXAMPLE_ROLE = "examples/kubernetes/api-reader-rbac.yaml in the dra-metadata sou
 INSTALL_HINT = "pip install 'dra-metadata[kube]'"
 
 
+class CredentialError(KubeAPIError):
+    """Credentials that could not be had while a request was sent (a token file, an exec
+    plugin): a watch ends on it instead of retrying."""
+
+
 @dataclass(frozen=True, slots=True)
 class Target:
     """One object asked for: which resource, where, and where its name and namespace came from."""
@@ -165,11 +170,30 @@ def transport_error(target: Target, verb: str, server: str, error: Exception) ->
             "listens there (in a pod: KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT; "
             "outside: the kubeconfig's server)"
         )
-    elif isinstance(error, httpx2.TimeoutException):
+    elif isinstance(error, httpx2.TimeoutException):  # a watch's reads; a GET has a deadline
         message = f"the Kubernetes API server at {server} did not answer in time {asked}"
     else:
         message = f"cannot reach the Kubernetes API server at {server} {asked}: {error}"
     return _answered(message, target, verb, None)
+
+
+def deadline_error(
+    target: Target, verb: str, server: str, seconds: float, plugin: str | None = None
+) -> KubeAPIError:
+    """The error for a request not done by its deadline (``plugin``: an exec plugin still ran)."""
+    asked = f"to {verb} {target.describe()}"
+    if plugin is not None:
+        what = f"{plugin} did not give a credential {asked}"
+    else:
+        what = f"the Kubernetes API server at {server} did not answer {asked}"
+    return _answered(
+        f"{what} within {seconds:g} s, the deadline of the request (connection, credentials "
+        "and the whole answer): check the server and the network, or allow more time "
+        "(timeout=)",
+        target,
+        verb,
+        None,
+    )
 
 
 def malformed_answer(target: Target, verb: str, body: bytes) -> KubeAPIError:
