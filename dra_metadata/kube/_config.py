@@ -144,7 +144,14 @@ def _parse(path: Path, data: bytes) -> dict[str, Any]:
 
 
 def _kind(value: object) -> str:
-    names = {list: "list", str: "string", int: "number", float: "number", bool: "boolean"}
+    names = {
+        dict: "mapping",
+        list: "list",
+        str: "string",
+        int: "number",
+        float: "number",
+        bool: "boolean",
+    }
     return names.get(type(value), type(value).__name__)
 
 

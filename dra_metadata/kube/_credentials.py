@@ -243,16 +243,16 @@ class ExecAuth(_AsyncOnly, httpx2.Auth):
     async def async_auth_flow(
         self, request: httpx2.Request
     ) -> AsyncGenerator[httpx2.Request, httpx2.Response]:
+        self.running = False
         if self.token is not None:
             _bearer(request, self.token)
             response = yield request
             if response.status_code != 401:
                 return
+        # Left true when the run is cancelled: the deadline's message is made after that.
         self.running = True
-        try:
-            self.token = await self._run()
-        finally:
-            self.running = False
+        self.token = await self._run()
+        self.running = False
         _bearer(request, self.token)
         yield request
 
@@ -311,9 +311,10 @@ class ExecAuth(_AsyncOnly, httpx2.Auth):
         except orjson.JSONDecodeError:
             shown = stdout[:_SHOWN_OUTPUT]
             raise wrong(f"something that is not JSON ({shown!r})") from None
-        if not isinstance(credential, dict) or credential.get("kind") != "ExecCredential":
-            kind = credential.get("kind") if isinstance(credential, dict) else None
-            raise wrong(f'a JSON {_json_kind(credential)} of kind "{kind}", not an ExecCredential')
+        if not isinstance(credential, dict):
+            raise wrong(f"a JSON {_json_kind(credential)}, not an ExecCredential")
+        if credential.get("kind") != "ExecCredential":
+            raise wrong(f'a JSON object of kind "{credential.get("kind")}", not an ExecCredential')
         if credential.get("apiVersion") != self.plugin.apiVersion:
             raise wrong(f'an ExecCredential of apiVersion "{credential.get("apiVersion")}"')
         status = credential.get("status")
@@ -329,7 +330,7 @@ class ExecAuth(_AsyncOnly, httpx2.Auth):
 
 
 def _json_kind(value: object) -> str:
-    return "object" if isinstance(value, dict) else "array" if isinstance(value, list) else "value"
+    return "array" if isinstance(value, list) else "string" if isinstance(value, str) else "value"
 
 
 def exec_plugin_running(http: httpx2.AsyncClient) -> str | None:
