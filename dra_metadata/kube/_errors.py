@@ -14,6 +14,7 @@ from typing import Any
 import orjson
 
 from dra_metadata._errors import DeviceMetadataError, KubeAPIError, MetadataNotFoundError
+from dra_metadata._missing import WORDING
 from dra_metadata.kube._identity import Resolved
 
 EXAMPLE_ROLE = "examples/kubernetes/api-reader-rbac.yaml in the dra-metadata sources"
@@ -178,18 +179,25 @@ def transport_error(target: Target, verb: str, server: str, error: Exception) ->
 
 
 def deadline_error(
-    target: Target, verb: str, server: str, seconds: float, plugin: str | None = None
+    target: Target,
+    verb: str,
+    server: str,
+    seconds: float,
+    plugin: str | None = None,
+    *,
+    adjustable: bool = False,
 ) -> KubeAPIError:
-    """The error for a request not done by its deadline (``plugin``: an exec plugin still ran)."""
+    """The error for a request not done by its deadline (``plugin``: an exec plugin still ran;
+    ``adjustable``: the caller chose the deadline with ``timeout=``)."""
     asked = f"to {verb} {target.describe()}"
     if plugin is not None:
         what = f"{plugin} did not give a credential {asked}"
     else:
         what = f"the Kubernetes API server at {server} did not answer {asked}"
+    more = " or pass a larger timeout=" if adjustable and WORDING.get() == "python" else ""
     return _answered(
         f"{what} within {seconds:g} s, the deadline of the request (connection, credentials "
-        "and the whole answer): check the server and the network, or allow more time "
-        "(timeout=)",
+        f"and the whole answer): check the server and the network{more}",
         target,
         verb,
         None,

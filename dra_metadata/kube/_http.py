@@ -166,23 +166,24 @@ def decode_object(target: Target, verb: str, body: bytes) -> Mapping[str, Any]:
 async def aget_object(
     api: Api, http: httpx2.AsyncClient, target: Target, deadline: Deadline | None = None
 ) -> Mapping[str, Any]:
-    """GET one object, done by ``deadline`` (default: REQUEST_TIMEOUT_SECONDS from now)."""
+    """GET one object, done by ``deadline`` (the caller's ``timeout=``; default: a deadline of
+    REQUEST_TIMEOUT_SECONDS from now, as for the GETs of a watch)."""
     import httpx2  # noqa: PLC0415
 
     from dra_metadata.kube._credentials import exec_plugin_running  # noqa: PLC0415
 
-    deadline = deadline or Deadline.after(REQUEST_TIMEOUT_SECONDS)
+    by = deadline or Deadline.after(REQUEST_TIMEOUT_SECONDS)
 
     async def get() -> httpx2.Response:
         return await http.get(target.path)
 
     def expired() -> KubeAPIError:
-        return deadline_error(
-            target, "get", api.server, deadline.seconds, exec_plugin_running(http)
-        )
+        plugin = exec_plugin_running(http)
+        adjustable = deadline is not None
+        return deadline_error(target, "get", api.server, by.seconds, plugin, adjustable=adjustable)
 
     try:
-        response = await within(deadline, get(), expired)
+        response = await within(by, get(), expired)
     except httpx2.TimeoutException:  # a connect, read or write time-out: also the deadline
         raise expired() from None
     except httpx2.RequestError as error:  # no answer: transport, decoding
