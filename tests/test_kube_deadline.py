@@ -31,6 +31,7 @@ from dra_metadata.kube import (
 
 from conftest import run_command
 
+KUBE = Path(__file__).parent / "data" / "kube"
 BYTE_EVERY_SECONDS = 0.5
 MOST_BYTES = 240  # two minutes at most per connection, whatever happens to the test
 HEAD = (
@@ -41,10 +42,12 @@ HEAD = (
 
 class TricklingServer:
     """Answers every request slowly: the head at once and then the body a byte at a time, or
-    (``head_too``) the head itself a byte at a time."""
+    (``head_too``) the head itself a byte at a time; with ``claim``, only watches, while a GET
+    gets that object at once."""
 
-    def __init__(self, *, head_too: bool) -> None:
+    def __init__(self, *, head_too: bool, claim: bytes | None = None) -> None:
         self.head_too = head_too
+        self.claim = claim
         self.listener = socket.create_server(("127.0.0.1", 0))
         self.listener.settimeout(0.2)
         self.port = self.listener.getsockname()[1]
@@ -65,13 +68,9 @@ class TricklingServer:
     def _answer(self, connection: socket.socket) -> None:
         with connection:
             connection.settimeout(10)
-            received = b""
             try:
-                while b"\r\n\r\n" not in received and len(received) < 65536:
-                    chunk = connection.recv(4096)
-                    if not chunk:
-                        return
-                    received += chunk
+                while self._at_once(connection):
+                    pass
                 body = b'{"kind": "ResourceClaim", ' + b" " * MOST_BYTES
                 first, rest = (b"", HEAD + body) if self.head_too else (HEAD, body)
                 connection.sendall(first)
@@ -81,6 +80,20 @@ class TricklingServer:
                     connection.sendall(bytes([byte]))
             except OSError:  # the client gave up and closed its end
                 return
+
+    def _at_once(self, connection: socket.socket) -> bool:
+        """Read a request; answer it at once (True) unless it is to trickle."""
+        received = b""
+        while b"\r\n\r\n" not in received and len(received) < 65536:
+            chunk = connection.recv(4096)
+            if not chunk:
+                raise OSError("the client closed the connection")
+            received += chunk
+        if self.claim is None or b"watch=true" in received.split(b"\r\n", 1)[0]:
+            return False
+        head = f"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {len(self.claim)}"
+        connection.sendall(head.encode() + b"\r\n\r\n" + self.claim)
+        return True
 
     def kubeconfig(self, path: Path) -> Path:
         document = {
@@ -177,6 +190,42 @@ def test_watches_end_at_the_deadline_of_their_first_read(
 def test_a_wait_still_ends_at_its_own_timeout(trickling: TricklingServer) -> None:
     with pytest.raises(WaitTimeoutError):
         wait_for_network_data("rdma-nics", "nics", namespace="ml", source="api", timeout=1)
+
+
+WATCH_PROBLEMS = {
+    # The head never complete: the watch is not established by the deadline of a request.
+    "head trickles": 'did not answer to watch resourceclaim "rdma-nics" in namespace "ml-team" '
+    "within 1 s, the deadline of the request",
+    # Established, its stream goes on past the end the server was asked for (timeoutSeconds).
+    "body trickles": 'the watch of resourceclaim "rdma-nics" in namespace "ml-team" was still '
+    "open 2 s after it began, though the server was asked to end it after 1 s",
+}
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("case", sorted(WATCH_PROBLEMS))
+def test_a_watch_that_trickles_is_resumed_and_the_wait_says_why(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, case: str
+) -> None:
+    for module in (_http, _stream):
+        monkeypatch.setattr(module, "REQUEST_TIMEOUT_SECONDS", 1.0)
+    monkeypatch.setattr(_stream, "WATCH_SECONDS", 1)
+    monkeypatch.setattr(_stream, "WATCH_GRACE_SECONDS", 1.0)
+    claim = (KUBE / "resourceclaim-dranet-allocated.json").read_bytes()
+    server = TricklingServer(head_too=case == "head trickles", claim=claim)
+    try:
+        monkeypatch.setenv("KUBECONFIG", str(server.kubeconfig(tmp_path / "kubeconfig")))
+        monkeypatch.delenv("KUBERNETES_SERVICE_HOST", raising=False)
+        statuses = list(watch_claim_status("rdma-nics", namespace="ml-team", timeout=3))
+        with pytest.raises(WaitTimeoutError) as raised:
+            wait_for_network_data("rdma-nics", "nics", namespace="ml-team", source="api", timeout=4)
+    finally:
+        server.close()
+    assert [status.name for status in statuses] == ["rdma-nics"]  # the GET, then no change
+    reason = str(raised.value)
+    assert reason.startswith("not ready after 4 s: claim status has no networkData"), reason
+    assert WATCH_PROBLEMS[case] in reason, reason
+    assert server.connections >= 2  # resumed after each
 
 
 @pytest.mark.timeout(120)
