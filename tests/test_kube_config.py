@@ -167,6 +167,15 @@ def test_a_kubeconfig_that_cannot_be_read(use: Path) -> None:
     assert message.startswith(f"the kubeconfig {use} (from $KUBECONFIG) cannot be read: Is a dir")
 
 
+def test_a_kubeconfig_without_end(monkeypatch: pytest.MonkeyPatch, use: Path) -> None:
+    monkeypatch.setenv("KUBECONFIG", "/dev/zero")
+    assert read_error().startswith(
+        "the kubeconfig /dev/zero (from $KUBECONFIG) is larger than 16777216 bytes: not a "
+        "kubeconfig; pass client="
+    )
+    assert use.name == "kubeconfig"
+
+
 def test_a_good_kubeconfig_gets_as_far_as_the_connection(use: Path, closed_port: int) -> None:
     write(use, document(closed_port))
     assert f"at http://127.0.0.1:{closed_port} refused the connection" in read_error()
@@ -303,6 +312,11 @@ def credential(**status: Any) -> str:
 
 
 PLUGINS: dict[str, tuple[str, str]] = {
+    "prints too much": (
+        "exec yes",
+        "printed more than 1048576 bytes on stdout: not an ExecCredential",
+    ),
+    "says too much": ("exec yes >&2", "printed more than 1048576 bytes on stderr"),
     "exits 1": (
         'echo "the session expired:\n  run login" >&2; exit 1',
         "failed (exit status 1): the session expired: run login",

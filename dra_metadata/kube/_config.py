@@ -29,6 +29,8 @@ if TYPE_CHECKING:
 _T = TypeVar("_T")
 
 DEFAULT_KUBECONFIG = "~/.kube/config"
+KUBECONFIG_LIMIT = 16 << 20
+"""Bytes read of a kubeconfig at most (kubectl's are a few KiB; certificates inline add some)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,7 +104,8 @@ def _in_cluster(account: Path, host: str, port: str) -> Loaded:
 def load_kubeconfig(path: Path, origin: str) -> Loaded:
     """The current context of the kubeconfig ``path`` (named by ``origin``), checked."""
     try:
-        data = path.read_bytes()
+        with path.open("rb") as file:
+            data = file.read(KUBECONFIG_LIMIT + 1)
     except FileNotFoundError:
         also = ""
         if os.pathsep in str(path):
@@ -117,6 +120,11 @@ def load_kubeconfig(path: Path, origin: str) -> Loaded:
             f"the kubeconfig {path} (from {origin}) cannot be read: {error.strerror}; make it "
             f"readable by this user, or {choose_one()}"
         ) from None
+    if len(data) > KUBECONFIG_LIMIT:
+        raise KubeAPIError(
+            f"the kubeconfig {path} (from {origin}) is larger than {KUBECONFIG_LIMIT} bytes: "
+            f"not a kubeconfig; {choose_one()}"
+        )
     return _from_document(_parse(path, data), path)
 
 

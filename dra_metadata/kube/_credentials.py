@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import binascii
+import contextlib
 import os
 import ssl
 import tempfile
@@ -37,6 +38,28 @@ EXEC_API_VERSIONS = (
     "client.authentication.k8s.io/v1alpha1",
 )
 _SHOWN_OUTPUT = 200  # characters of a plugin's output or error quoted in a message
+PLUGIN_OUTPUT_LIMIT = 1 << 20
+"""Bytes an exec plugin may print on stdout (an ExecCredential is a few KiB) or stderr."""
+_REAP_SECONDS = 5.0
+
+
+async def _drained(
+    stream: asyncio.StreamReader | None, process: asyncio.subprocess.Process
+) -> bytes | None:
+    """All of ``stream`` up to its end; None, and the process killed, past PLUGIN_OUTPUT_LIMIT
+    bytes. The stream is read to its end either way: asyncio ends a process's wait() only once
+    its pipes are closed."""
+    assert stream is not None  # noqa: S101 - created with PIPE
+    data: bytearray | None = bytearray()
+    while chunk := await stream.read(65536):
+        if data is None:
+            continue
+        data += chunk
+        if len(data) > PLUGIN_OUTPUT_LIMIT:
+            data = None
+            with contextlib.suppress(ProcessLookupError):
+                process.kill()
+    return None if data is None else bytes(data)
 
 
 def _file(config: SingleConfig, name: str, source: str) -> Path:
@@ -285,12 +308,23 @@ class ExecAuth(_AsyncOnly, httpx2.Auth):
                 f"{self.describe()} {found} ({error.strerror}){hint}: install it, put it on "
                 "$PATH, or fix users[].user.exec.command"
             ) from None
-        try:
-            stdout, stderr = await process.communicate()
+        readers = asyncio.gather(
+            _drained(process.stdout, process), _drained(process.stderr, process)
+        )
+        try:  # shielded: a cancelled read would leave a pipe open, and wait() waiting for it
+            stdout, stderr = await asyncio.shield(readers)
+            await process.wait()
         finally:
             if process.returncode is None:  # cancelled: the deadline, Ctrl-C
-                process.kill()
-                await process.wait()
+                with contextlib.suppress(ProcessLookupError):
+                    process.kill()
+                await _reaped(process, readers)
+        if stdout is None or stderr is None:
+            stream = "stdout" if stdout is None else "stderr"
+            raise CredentialError(
+                f"{self.describe()} printed more than {PLUGIN_OUTPUT_LIMIT} bytes on {stream}: "
+                "not an ExecCredential; fix the plugin"
+            )
         if process.returncode != 0:
             said = stderr.decode("utf-8", "replace").strip()[-_SHOWN_OUTPUT:]
             raise CredentialError(
@@ -327,6 +361,16 @@ class ExecAuth(_AsyncOnly, httpx2.Auth):
                 )
             raise wrong("an ExecCredential without status.token")
         return token
+
+
+async def _reaped(process: asyncio.subprocess.Process, readers: asyncio.Future[Any]) -> None:
+    """Wait for a killed plugin: its pipes read to their end (a child it left may hold them:
+    then given up after a while), then its exit status."""
+    done, _ = await asyncio.wait({readers}, timeout=_REAP_SECONDS)
+    if not done:
+        readers.cancel()
+        return
+    await process.wait()
 
 
 def _json_kind(value: object) -> str:
