@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import math
+import sys
 import time
 from collections.abc import Callable, Coroutine, Mapping
 from dataclasses import dataclass
@@ -80,13 +81,41 @@ class Deadline:
 async def within(
     deadline: Deadline, step: Coroutine[Any, Any, _T], expired: Callable[[], Exception]
 ) -> _T:
-    """The result of ``step``, cancelled when ``deadline`` passes: then ``expired()`` is raised."""
+    """The result of ``step``, cancelled when ``deadline`` passes: then ``expired()`` is raised.
+
+    ``step`` runs in the calling task, not in a task of its own (as asyncio.wait_for does
+    before 3.12): a response opened in one step is read and closed in others of the same task,
+    which httpcore's connection pool needs.
+    """
+    remaining = deadline.remaining()
+    if remaining is None:
+        return await step
+    if sys.version_info >= (3, 11):
+        try:
+            async with asyncio.timeout(remaining):
+                return await step
+        except TimeoutError:
+            if not deadline.passed():  # not the deadline's: raised by the step itself
+                raise
+            raise expired() from None
+    task = asyncio.current_task()
+    assert task is not None  # noqa: S101 - called from a coroutine
+    fired = False
+
+    def fire() -> None:
+        nonlocal fired
+        fired = True
+        task.cancel()
+
+    handle = asyncio.get_running_loop().call_later(remaining, fire)
     try:
-        return await asyncio.wait_for(step, deadline.remaining())
-    except asyncio.TimeoutError:  # TimeoutError from 3.11 on
-        if not deadline.passed():  # not the deadline's: raised by the step itself
+        return await step
+    except asyncio.CancelledError:
+        if not fired:
             raise
         raise expired() from None
+    finally:
+        handle.cancel()
 
 
 def _import_lightkube() -> None:
