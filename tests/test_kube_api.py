@@ -7,6 +7,8 @@ namespace. The writes of the scheduler, a driver and the kubelet are made as the
 from __future__ import annotations
 
 import asyncio
+import base64
+import json
 import os
 import signal
 import threading
@@ -551,3 +553,49 @@ def test_unknown_token_and_untrusted_certificate(server: ApiServer, namespace: s
         f"TLS with the Kubernetes API server at {server.url} failed to get resourceclaim"
     )
     assert "CERTIFICATE_VERIFY_FAILED" in str(caught.value)
+
+
+def test_exec_plugins_and_certificate_files_of_a_kubeconfig(
+    server: ApiServer, namespace: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What _config and _credentials build from a kubeconfig reaches a real server: a relative
+    certificate-authority, certificate-authority-data, an exec plugin run once per client, whose
+    token is what is sent (an unknown one is a 401)."""
+    allocated_claim(server, namespace, "rdma-nics", "nic-0")
+    (tmp_path / "ca.crt").write_bytes(server.ca_file.read_bytes())
+    token = tmp_path / "token"
+    token.write_text(ADMIN_TOKEN)
+    runs = tmp_path / "runs"
+    plugin = tmp_path / "plugin"
+    plugin.write_text(
+        "#!/bin/sh\n"
+        f"echo run >> {runs}\n"
+        'printf \'{"apiVersion": "client.authentication.k8s.io/v1", "kind": "ExecCredential", '
+        f'"status": {{"token": "%s"}}}}\' "$(cat {token})"\n'
+    )
+    plugin.chmod(0o755)
+    kubeconfig = server.write_kubeconfig(tmp_path / "kubeconfig")
+    document = json.loads(kubeconfig.read_bytes())
+    document["clusters"][0]["cluster"]["certificate-authority"] = "ca.crt"  # next to it
+    document["users"][0]["user"] = {
+        "exec": {"apiVersion": "client.authentication.k8s.io/v1", "command": str(plugin)}
+    }
+    kubeconfig.write_text(json.dumps(document))
+    monkeypatch.setenv("KUBECONFIG", str(kubeconfig))
+    monkeypatch.delenv("KUBERNETES_SERVICE_HOST", raising=False)
+    assert read_claim_status("rdma-nics", namespace=namespace).device_names() == ("nic-0",)
+    assert runs.read_text() == "run\n"
+    statuses = watch_claim_status("rdma-nics", namespace=namespace, timeout=0.5)
+    assert [status.name for status in statuses] == ["rdma-nics"]
+
+    ca_data = base64.b64encode(server.ca_file.read_bytes()).decode()
+    del document["clusters"][0]["cluster"]["certificate-authority"]
+    document["clusters"][0]["cluster"]["certificate-authority-data"] = ca_data
+    kubeconfig.write_text(json.dumps(document))
+    token.write_text("not-a-token")  # what the plugin prints is what is sent
+    with pytest.raises(KubeAPIError) as caught:
+        read_claim_status("rdma-nics", namespace=namespace)
+    assert caught.value.status == 401
+    # 1 (the read) + 1 (the watch's GET; its watch request reuses the token) + 1 (a fresh
+    # token refused is not asked for again)
+    assert runs.read_text().count("run") == 3

@@ -29,8 +29,10 @@ EXIT_INVALID = 3
 EXIT_STALE = 4
 """Stale view: the driver replaced a file on the host; restart the container to see it."""
 EXIT_KUBE_API = 5
-"""The Kubernetes API refused (401, 403), could not be reached (no configuration, connection
-refused, TLS) or answered what cannot be used: a deployment to fix, not data to wait for."""
+"""The Kubernetes API refused (401, 403), could not be reached (no configuration, a kubeconfig,
+certificate file or exec plugin that cannot be used, connection refused, TLS), did not answer
+by the deadline of a request, or answered what cannot be used: a deployment to fix, not data to
+wait for."""
 EXIT_UNREADABLE = 6
 """A file or directory exists but cannot be read: permission denied, an I/O error, or an entry
 that is no regular file (a FIFO, a directory, a symlink loop) where a metadata file should be."""

@@ -14,10 +14,16 @@ from typing import Any
 import orjson
 
 from dra_metadata._errors import DeviceMetadataError, KubeAPIError, MetadataNotFoundError
+from dra_metadata._missing import WORDING
 from dra_metadata.kube._identity import Resolved
 
 EXAMPLE_ROLE = "examples/kubernetes/api-reader-rbac.yaml in the dra-metadata sources"
 INSTALL_HINT = "pip install 'dra-metadata[kube]'"
+
+
+class CredentialError(KubeAPIError):
+    """Credentials that could not be had while a request was sent (a token file, an exec
+    plugin): a watch ends on it instead of retrying."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -165,11 +171,37 @@ def transport_error(target: Target, verb: str, server: str, error: Exception) ->
             "listens there (in a pod: KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT; "
             "outside: the kubeconfig's server)"
         )
-    elif isinstance(error, httpx2.TimeoutException):
+    elif isinstance(error, httpx2.TimeoutException):  # a watch's reads; a GET has a deadline
         message = f"the Kubernetes API server at {server} did not answer in time {asked}"
     else:
         message = f"cannot reach the Kubernetes API server at {server} {asked}: {error}"
     return _answered(message, target, verb, None)
+
+
+def deadline_error(
+    target: Target,
+    verb: str,
+    server: str,
+    seconds: float,
+    plugin: str | None = None,
+    *,
+    adjustable: bool = False,
+) -> KubeAPIError:
+    """The error for a request not done by its deadline (``plugin``: an exec plugin still ran;
+    ``adjustable``: the caller chose the deadline with ``timeout=``)."""
+    asked = f"to {verb} {target.describe()}"
+    if plugin is not None:
+        what = f"{plugin} did not give a credential {asked}"
+    else:
+        what = f"the Kubernetes API server at {server} did not answer {asked}"
+    more = " or pass a larger timeout=" if adjustable and WORDING.get() == "python" else ""
+    return _answered(
+        f"{what} within {seconds:g} s, the deadline of the request (connection, credentials "
+        f"and the whole answer): check the server and the network{more}",
+        target,
+        verb,
+        None,
+    )
 
 
 def malformed_answer(target: Target, verb: str, body: bytes) -> KubeAPIError:

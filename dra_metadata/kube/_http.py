@@ -1,37 +1,121 @@
-"""The connection: lightkube's configuration (in-cluster or kubeconfig), an httpx2 client, GETs.
+"""The connection: a configuration (in-cluster or kubeconfig), an httpx2 client, GETs, deadlines.
 
-lightkube is imported here and in the watch only, when the API is used. Its configuration
-loading (service account, $KUBECONFIG, exec plugins, a token file re-read on 401) is used as
-is; requests are made on an httpx2 client built from that configuration, so that a watch can
-be read line by line, resumed and stopped on our terms.
+lightkube is imported here and in the watch only, when the API is used. The configuration is
+loaded and checked by _config, its TLS and credentials by _credentials (lightkube's models,
+our checks); requests are made on an httpx2 AsyncClient built from it, so that a watch can be
+read line by line, resumed and stopped on our terms, and so that a request can be cancelled
+as a whole at its deadline: httpx2's time-outs bound each read, which a server sending a byte
+now and then never reaches. The synchronous reads run on a private event loop (_sync).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import asyncio
+import math
+import sys
+import time
+from collections.abc import Callable, Coroutine, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import orjson
 
 from dra_metadata._errors import KubeAPIError
-from dra_metadata._missing import WORDING
 from dra_metadata.kube._errors import (
     INSTALL_HINT,
     Target,
+    deadline_error,
     malformed_answer,
     status_error,
     transport_error,
 )
-from dra_metadata.kube._identity import SERVICE_ACCOUNT_DIR, Resolved, resolve_namespace
+from dra_metadata.kube._identity import Resolved, resolve_namespace
 
 if TYPE_CHECKING:
     import httpx2
     from lightkube import AsyncClient, Client
     from lightkube.config.kubeconfig import SingleConfig
 
+_T = TypeVar("_T")
+
 REQUEST_TIMEOUT_SECONDS = 10.0
-"""Connect, read and write timeout of one request (a watch reads without a timeout of its own)."""
+"""The default deadline of a read: everything from the credentials (an exec plugin) to the last
+byte of the answer must be done by then, however slowly the server trickles (``timeout=``)."""
+
+
+def checked_request_timeout(timeout: float) -> float:
+    """A read's ``timeout=``: a number of seconds > 0 (math.inf: no deadline)."""
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not timeout > 0:
+        raise ValueError(
+            f"timeout must be a number of seconds > 0 (the deadline of the read), not {timeout!r}"
+        )
+    return float(timeout)
+
+
+@dataclass(frozen=True, slots=True)
+class Deadline:
+    """When a call (one read, or the requests of one read) must be done."""
+
+    seconds: float
+    end: float
+
+    @classmethod
+    def after(cls, seconds: float) -> Deadline:
+        return cls(seconds, time.monotonic() + seconds)
+
+    def remaining(self) -> float | None:
+        """Seconds left (0 once passed); None without a deadline."""
+        if math.isinf(self.seconds):
+            return None
+        return max(0.0, self.end - time.monotonic())
+
+    def passed(self) -> bool:
+        remaining = self.remaining()
+        return remaining is not None and remaining <= 0
+
+    def httpx_timeout(self) -> float | None:
+        """The time-out of each connect, read and write: never shorter than the deadline."""
+        return None if math.isinf(self.seconds) else self.seconds
+
+
+async def within(
+    deadline: Deadline, step: Coroutine[Any, Any, _T], expired: Callable[[], Exception]
+) -> _T:
+    """The result of ``step``, cancelled when ``deadline`` passes: then ``expired()`` is raised.
+
+    ``step`` runs in the calling task, not in a task of its own (as asyncio.wait_for does
+    before 3.12): a response opened in one step is read and closed in others of the same task,
+    which httpcore's connection pool needs.
+    """
+    remaining = deadline.remaining()
+    if remaining is None:
+        return await step
+    if sys.version_info >= (3, 11):
+        try:
+            async with asyncio.timeout(remaining):
+                return await step
+        except TimeoutError:
+            if not deadline.passed():  # not the deadline's: raised by the step itself
+                raise
+            raise expired() from None
+    task = asyncio.current_task()
+    assert task is not None  # noqa: S101 - called from a coroutine
+    fired = False
+
+    def fire() -> None:
+        nonlocal fired
+        fired = True
+        task.cancel()
+
+    handle = asyncio.get_running_loop().call_later(remaining, fire)
+    try:
+        return await step
+    except asyncio.CancelledError:
+        if not fired:
+            raise
+        raise expired() from None
+    finally:
+        handle.cancel()
 
 
 def _import_lightkube() -> None:
@@ -46,10 +130,11 @@ def _import_lightkube() -> None:
 
 @dataclass(frozen=True, slots=True)
 class Api:
-    """A configuration to reach one API server, and the namespace of its context."""
+    """A configuration to reach one API server, the namespace of its context, where it is from."""
 
     config: SingleConfig
     config_namespace: str | None
+    source: str = "the configuration of client="
 
     @property
     def server(self) -> str:
@@ -59,66 +144,42 @@ class Api:
         """The namespace to use: see resolve_namespace."""
         return resolve_namespace(namespace, config_namespace=self.config_namespace)
 
-    def _httpx_params(self) -> dict[str, Any]:
-        import httpx2  # noqa: PLC0415
-        from lightkube.config.client_adapter import ConnectionParams  # noqa: PLC0415
-        from lightkube.config.models import User  # noqa: PLC0415
-        from lightkube.core.exceptions import ConfigError  # noqa: PLC0415
-
-        config = self.config
-        if config.user is None:  # a context without a user: anonymous requests
-            config = config._replace(user=User())
-        try:
-            return ConnectionParams(timeout=httpx2.Timeout(REQUEST_TIMEOUT_SECONDS)).httpx_params(
-                config
-            )
-        except (ConfigError, OSError, ValueError) as error:  # ssl.SSLError is an OSError
-            raise KubeAPIError(
-                f"the configuration of the Kubernetes API server at {self.server} cannot be "
-                f"used: {error}"
-            ) from None
-
-    def sync_client(self) -> httpx2.Client:
+    def async_client(self, timeout: float | None = REQUEST_TIMEOUT_SECONDS) -> httpx2.AsyncClient:
+        """A client for this server: its TLS, its credentials (checked: KubeAPIError)."""
         import httpx2  # noqa: PLC0415
 
-        return httpx2.Client(**self._httpx_params())
+        from dra_metadata.kube._credentials import auth, ssl_context  # noqa: PLC0415
 
-    def async_client(self) -> httpx2.AsyncClient:
-        import httpx2  # noqa: PLC0415
-
-        return httpx2.AsyncClient(**self._httpx_params())
-
-
-def _choose_one() -> str:
-    if WORDING.get() == "command":
-        return "set KUBECONFIG to a kubeconfig file with a current context"
-    return "pass client=lightkube.Client(...) to choose one"
+        return httpx2.AsyncClient(
+            base_url=self.server,
+            verify=ssl_context(self.config, self.source),
+            auth=auth(self.config, self.source),
+            timeout=httpx2.Timeout(timeout),
+            trust_env=True,
+        )
 
 
 def connect(client: Client | AsyncClient | None) -> Api:
     """The configuration of ``client``, else in-cluster, else $KUBECONFIG or ~/.kube/config."""
     _import_lightkube()
     from lightkube import AsyncClient, Client  # noqa: PLC0415
-    from lightkube.config.kubeconfig import KubeConfig  # noqa: PLC0415
-    from lightkube.core.exceptions import ConfigError  # noqa: PLC0415
+
+    from dra_metadata.kube._config import load_configuration  # noqa: PLC0415
 
     if client is not None:
         if not isinstance(client, (Client, AsyncClient)):
             raise TypeError(
                 f"client must be a lightkube Client or AsyncClient, not {type(client).__name__}"
             )
-        return Api(client.config, client.namespace)
-    try:
-        config = KubeConfig.from_env().get()
-    except (ConfigError, KeyError, OSError, ValueError) as error:
-        raise KubeAPIError(
-            "no Kubernetes API configuration: not in a pod with a ServiceAccount token "
-            f"({SERVICE_ACCOUNT_DIR}/token and $KUBERNETES_SERVICE_HOST) and no usable "
-            f"kubeconfig ($KUBECONFIG or ~/.kube/config: {error}); {_choose_one()}"
-        ) from None
-    if config is None:  # get() without a default and without a current context
-        raise KubeAPIError(f"the kubeconfig has no current context; {_choose_one()}")
-    return Api(config, config.namespace)
+        config = client.config
+        source = (
+            f"kubeconfig {config.fname} (of client=)"
+            if config.fname is not None
+            else "the configuration of client="
+        )
+        return Api(config, client.namespace, source)
+    loaded = load_configuration()
+    return Api(loaded.config, loaded.namespace, loaded.source)
 
 
 def decode_object(target: Target, verb: str, body: bytes) -> Mapping[str, Any]:
@@ -131,33 +192,31 @@ def decode_object(target: Target, verb: str, body: bytes) -> Mapping[str, Any]:
     return value
 
 
-def get_object(api: Api, http: httpx2.Client, target: Target) -> Mapping[str, Any]:
-    """GET one object; errors as dra_metadata errors."""
+async def aget_object(
+    api: Api, http: httpx2.AsyncClient, target: Target, deadline: Deadline | None = None
+) -> Mapping[str, Any]:
+    """GET one object, done by ``deadline`` (the caller's ``timeout=``; default: a deadline of
+    REQUEST_TIMEOUT_SECONDS from now, as for the GETs of a watch)."""
     import httpx2  # noqa: PLC0415
-    from lightkube.core.exceptions import ConfigError  # noqa: PLC0415
+
+    from dra_metadata.kube._credentials import exec_plugin_running  # noqa: PLC0415
+
+    by = deadline or Deadline.after(REQUEST_TIMEOUT_SECONDS)
+
+    async def get() -> httpx2.Response:
+        return await http.get(target.path)
+
+    def expired() -> KubeAPIError:
+        plugin = exec_plugin_running(http)
+        adjustable = deadline is not None
+        return deadline_error(target, "get", api.server, by.seconds, plugin, adjustable=adjustable)
 
     try:
-        response = http.get(target.path)
+        response = await within(by, get(), expired)
+    except httpx2.TimeoutException:  # a connect, read or write time-out: also the deadline
+        raise expired() from None
     except httpx2.RequestError as error:  # no answer: transport, decoding
         raise transport_error(target, "get", api.server, error) from None
-    except ConfigError as error:  # the token file or exec plugin, read when sending
-        raise KubeAPIError(f"cannot authenticate to {api.server}: {error}") from None
-    if response.status_code != 200:
-        raise status_error(target, "get", response.status_code, response.content)
-    return decode_object(target, "get", response.content)
-
-
-async def aget_object(api: Api, http: httpx2.AsyncClient, target: Target) -> Mapping[str, Any]:
-    """get_object for asyncio."""
-    import httpx2  # noqa: PLC0415
-    from lightkube.core.exceptions import ConfigError  # noqa: PLC0415
-
-    try:
-        response = await http.get(target.path)
-    except httpx2.RequestError as error:  # no answer: transport, decoding
-        raise transport_error(target, "get", api.server, error) from None
-    except ConfigError as error:
-        raise KubeAPIError(f"cannot authenticate to {api.server}: {error}") from None
     if response.status_code != 200:
         raise status_error(target, "get", response.status_code, response.content)
     return decode_object(target, "get", response.content)

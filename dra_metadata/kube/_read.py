@@ -2,10 +2,18 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
-from dra_metadata.kube._errors import claim_target, pod_target
-from dra_metadata.kube._http import connect, get_object
+from dra_metadata.kube._errors import Target, claim_target, pod_target
+from dra_metadata.kube._http import (
+    REQUEST_TIMEOUT_SECONDS,
+    Api,
+    Deadline,
+    aget_object,
+    checked_request_timeout,
+    connect,
+)
 from dra_metadata.kube._identity import check_name, resolve_pod_name
 from dra_metadata.kube._mapping import (
     claim_status_from_object,
@@ -13,9 +21,20 @@ from dra_metadata.kube._mapping import (
     generated_claim_name,
 )
 from dra_metadata.kube._models import ClaimStatus, DeviceHealth
+from dra_metadata.kube._sync import run
 
 if TYPE_CHECKING:
     from lightkube import AsyncClient, Client
+
+
+def _get(api: Api, deadline: Deadline, target: Target) -> Mapping[str, Any]:
+    """One GET, on a connection of its own, done by the deadline."""
+
+    async def get() -> Mapping[str, Any]:
+        async with api.async_client(deadline.httpx_timeout()) as http:
+            return await aget_object(api, http, target, deadline)
+
+    return run(get)
 
 
 def _check_where(*, namespace: str | None, pod_name: str | None = None) -> None:
@@ -27,21 +46,29 @@ def _check_where(*, namespace: str | None, pod_name: str | None = None) -> None:
 
 
 def read_claim_status(
-    claim_name: str, *, namespace: str | None = None, client: Client | AsyncClient | None = None
+    claim_name: str,
+    *,
+    namespace: str | None = None,
+    client: Client | AsyncClient | None = None,
+    timeout: float = REQUEST_TIMEOUT_SECONDS,
 ) -> ClaimStatus:
     """The allocation and device status of the ResourceClaim ``claim_name`` (one GET).
 
     For a claim the pod names in ``spec.resourceClaims[].resourceClaimName``. ``namespace``
     defaults to this pod's (docs/guides/kubernetes-api.md, "Who this pod is"); ``client`` is a
     lightkube client whose configuration is used (default: in-cluster, else the kubeconfig).
-    Needs ``get`` on ``resourceclaims``. Raises MetadataNotFoundError (404) or KubeAPIError.
+    ``timeout`` is the deadline of the whole read in seconds (credentials, connection, the whole
+    answer; default 10, math.inf for none). Needs ``get`` on ``resourceclaims``. Raises
+    MetadataNotFoundError (404) or KubeAPIError (refused, unreachable, past the deadline, or a
+    configuration that cannot be used: the message names the kubeconfig and what is wrong in
+    it).
     """
     check_name("claim_name", claim_name)
     _check_where(namespace=namespace)
+    deadline = Deadline.after(checked_request_timeout(timeout))
     api = connect(client)
     target = claim_target(claim_name, api.namespace(namespace))
-    with api.sync_client() as http:
-        return claim_status_from_object(get_object(api, http, target))
+    return claim_status_from_object(_get(api, deadline, target))
 
 
 def read_template_claim_status(
@@ -50,22 +77,30 @@ def read_template_claim_status(
     pod_name: str | None = None,
     namespace: str | None = None,
     client: Client | AsyncClient | None = None,
+    timeout: float = REQUEST_TIMEOUT_SECONDS,
 ) -> ClaimStatus:
     """The status of the claim made from a template for the pod's claim ``pod_claim_name``.
 
     The generated claim's name is read from the Pod's ``status.resourceClaimStatuses`` (this
-    pod unless ``pod_name``), then the claim (two GETs). Needs ``get`` on ``pods`` and
-    ``resourceclaims``.
+    pod unless ``pod_name``), then the claim (two GETs, both by the one deadline ``timeout``).
+    Needs ``get`` on ``pods`` and ``resourceclaims``.
     """
     check_name("pod_claim_name", pod_claim_name, label=True)
     _check_where(namespace=namespace, pod_name=pod_name)
+    deadline = Deadline.after(checked_request_timeout(timeout))
     api = connect(client)
     namespace_used = api.namespace(namespace)
     pod = pod_target(resolve_pod_name(pod_name), namespace_used)
-    with api.sync_client() as http:
-        claim_name = generated_claim_name(get_object(api, http, pod), pod_claim_name)
-        target = claim_target(claim_name, namespace_used)
-        return claim_status_from_object(get_object(api, http, target))
+
+    async def read() -> Mapping[str, Any]:
+        async with api.async_client(deadline.httpx_timeout()) as http:
+            claim_name = generated_claim_name(
+                await aget_object(api, http, pod, deadline), pod_claim_name
+            )
+            target = claim_target(claim_name, namespace_used)
+            return await aget_object(api, http, target, deadline)
+
+    return claim_status_from_object(run(read))
 
 
 def read_device_health(
@@ -74,17 +109,19 @@ def read_device_health(
     container_name: str | None = None,
     namespace: str | None = None,
     client: Client | AsyncClient | None = None,
+    timeout: float = REQUEST_TIMEOUT_SECONDS,
 ) -> tuple[DeviceHealth, ...]:
     """The health the kubelet reports for each device allocated to the pod's containers.
 
     One DeviceHealth per resource of ``allocatedResourcesStatus`` in the Pod's container
     statuses (this pod unless ``pod_name``; every container unless ``container_name``). Empty
-    while the kubelet reports none. Needs ``get`` on ``pods``.
+    while the kubelet reports none. ``timeout``: the deadline of the read, as in
+    read_claim_status. Needs ``get`` on ``pods``.
     """
     if container_name is not None:
         check_name("container_name", container_name, label=True)
     _check_where(namespace=namespace, pod_name=pod_name)
+    deadline = Deadline.after(checked_request_timeout(timeout))
     api = connect(client)
     pod = pod_target(resolve_pod_name(pod_name), api.namespace(namespace))
-    with api.sync_client() as http:
-        return device_health_from_pod(get_object(api, http, pod), container_name)
+    return device_health_from_pod(_get(api, deadline, pod), container_name)

@@ -25,8 +25,15 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from dra_metadata._errors import KubeAPIError, MetadataNotFoundError
-from dra_metadata.kube._errors import Target, status_error, status_error_from, transport_error
-from dra_metadata.kube._http import REQUEST_TIMEOUT_SECONDS, Api, aget_object
+from dra_metadata.kube._errors import (
+    CredentialError,
+    Target,
+    deadline_error,
+    status_error,
+    status_error_from,
+    transport_error,
+)
+from dra_metadata.kube._http import REQUEST_TIMEOUT_SECONDS, Api, Deadline, aget_object, within
 from dra_metadata.kube._mapping import claim_status_from_object
 from dra_metadata.kube._models import ClaimStatus
 
@@ -61,14 +68,51 @@ class _Cursor:
     resource_version: str | None = None
 
 
+WATCH_GRACE_SECONDS = 30.0
+"""How long past its timeoutSeconds a watch may stay open before it is ended and resumed."""
+
+
+async def _open(
+    http: httpx2.AsyncClient, target: Target, params: dict[str, str]
+) -> tuple[httpx2.Response, bytes | None]:
+    """The watch's answer, streamed when it is 200; else the answer and its whole body."""
+    import httpx2  # noqa: PLC0415
+
+    timeout = httpx2.Timeout(REQUEST_TIMEOUT_SECONDS, read=WATCH_SECONDS + WATCH_GRACE_SECONDS)
+    request = http.build_request("GET", target.collection_path, params=params, timeout=timeout)
+    answer = await http.send(request, stream=True)
+    if answer.status_code == 200:
+        return answer, None
+    try:
+        return answer, await answer.aread()
+    finally:
+        await answer.aclose()
+
+
+def _refused(target: Target, code: int, body: bytes) -> Exception:
+    """What an answer other than 200 to a watch means: start over, retry, or an error."""
+    if code == 410:
+        return _Restart()
+    if code == 429 or code >= 500:
+        return _Retry(status_error(target, "watch", code, body).message)
+    return status_error(target, "watch", code, body)
+
+
 async def _read_events(
+    api: Api,
     http: httpx2.AsyncClient,
     target: Target,
     cursor: _Cursor,
     on_object: Callable[[Mapping[str, Any]], None],
 ) -> None:
-    """Watch from the cursor until the server ends the stream, moving the cursor along."""
+    """Watch from the cursor until the server ends the stream, moving the cursor along.
+
+    Establishing the watch (credentials, connection, the answer's head) has the deadline of a
+    request; the stream then has until the server's timeoutSeconds and a grace period.
+    """
     import httpx2  # noqa: PLC0415
+
+    from dra_metadata.kube._credentials import exec_plugin_running  # noqa: PLC0415
 
     params = {
         "watch": "true",
@@ -77,19 +121,37 @@ async def _read_events(
         "allowWatchBookmarks": "true",
         "timeoutSeconds": str(WATCH_SECONDS),
     }
-    timeout = httpx2.Timeout(REQUEST_TIMEOUT_SECONDS, read=WATCH_SECONDS + 30.0)
     opened = time.monotonic()
-    async with http.stream("GET", target.collection_path, params=params, timeout=timeout) as answer:
-        if answer.status_code != 200:
-            body = await answer.aread()
-            if answer.status_code == 410:
-                raise _Restart
-            if answer.status_code == 429 or answer.status_code >= 500:
-                raise _Retry(status_error(target, "watch", answer.status_code, body).message)
-            raise status_error(target, "watch", answer.status_code, body)
+    establish = Deadline.after(REQUEST_TIMEOUT_SECONDS)
+
+    def not_established() -> KubeAPIError:
+        plugin = exec_plugin_running(http)
+        return deadline_error(target, "watch", api.server, establish.seconds, plugin)
+
+    try:
+        answer, body = await within(establish, _open(http, target, params), not_established)
+    except httpx2.TimeoutException:
+        raise not_established() from None
+    if body is not None:
+        raise _refused(target, answer.status_code, body)
+
+    async def events() -> None:
         async for line in answer.aiter_lines():
             if line.strip():
                 _on_event(target, line, cursor, on_object)
+
+    stream = Deadline.after(WATCH_SECONDS + WATCH_GRACE_SECONDS)
+
+    def overdue() -> _Retry:
+        return _Retry(
+            f"the watch of {target.describe()} was still open {stream.seconds:g} s after it "
+            f"began, though the server was asked to end it after {WATCH_SECONDS} s"
+        )
+
+    try:
+        await within(stream, events(), overdue)
+    finally:
+        await answer.aclose()
     if time.monotonic() - opened < 1.0:  # asked for WATCH_SECONDS: something cut it short
         raise _Retry(f"the watch of {target.describe()} was ended at once by the server")
 
@@ -163,7 +225,7 @@ class _Reader:
         except asyncio.CancelledError:
             raise
         except Exception as error:  # noqa: BLE001 - handed to the consumer, which raises it
-            self.put(_ours(self.api, error))
+            self.put(error)
 
     async def _step(self, cursor: _Cursor) -> str | None:
         """Read (if needed) and watch until the stream ends; a transient problem, or None."""
@@ -175,7 +237,7 @@ class _Reader:
                 self.on_object(obj)
                 cursor.resource_version = claim_status_from_object(obj).resource_version
                 self.started = True
-            await _read_events(self.http, self.target, cursor, self.on_object)
+            await _read_events(self.api, self.http, self.target, cursor, self.on_object)
         except _Restart:
             cursor.resource_version = None
         except _Retry as retry:
@@ -184,20 +246,12 @@ class _Reader:
             return transport_error(self.target, "watch", self.api.server, error).message
         except KubeAPIError as error:
             # A GET without an answer is retried, but not at the start: a wrong address or a
-            # TLS failure must not look like a claim that is not ready yet.
-            if not self.started or error.status is not None:
+            # TLS failure must not look like a claim that is not ready yet. Credentials that
+            # cannot be had (an exec plugin that fails) end the watch.
+            if not self.started or error.status is not None or isinstance(error, CredentialError):
                 raise
             return error.message
         return None
-
-
-def _ours(api: Api, error: Exception) -> Exception:
-    """lightkube raises ConfigError when the token file or exec plugin fails mid-watch."""
-    from lightkube.core.exceptions import ConfigError  # noqa: PLC0415
-
-    if isinstance(error, ConfigError):
-        return KubeAPIError(f"cannot authenticate to {api.server}: {error}")
-    return error
 
 
 async def claim_updates(

@@ -99,5 +99,6 @@ COMMAND = Command(
     add_arguments=_add_arguments,
     run=_run,
     exit_codes="exit codes: 0 shown (also when not allocated yet), 1 no such claim or pod, "
-    "2 usage, 5 the Kubernetes API refused or could not be reached",
+    "2 usage, 5 the Kubernetes API refused, could not be reached or did not answer in time, or "
+    "the configuration (kubeconfig, ServiceAccount) cannot be used",
 )

@@ -1,0 +1,385 @@
+"""TLS and credentials of a configuration: certificate files, tokens, exec plugins, checked.
+
+lightkube's adapter (``ConnectionParams.httpx_params``) lets a missing or unreadable certificate
+file through as a bare OSError, a client certificate without its key as a TypeError, and an
+exec plugin that is missing, fails or prints something else as FileNotFoundError, KeyError or
+JSONDecodeError, from inside a request. Here each file is read by us and each plugin run by us,
+so that every such problem is a KubeAPIError naming the file, the entry and what is wrong. A
+credential problem raised while a request is sent is a CredentialError (a KubeAPIError): a watch
+ends on it instead of retrying.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import binascii
+import contextlib
+import os
+import ssl
+import tempfile
+from collections.abc import AsyncGenerator, Generator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import httpx2
+import orjson
+
+from dra_metadata._errors import KubeAPIError
+from dra_metadata.kube._errors import CredentialError
+
+if TYPE_CHECKING:
+    from lightkube.config.kubeconfig import SingleConfig
+    from lightkube.config.models import UserExec
+
+EXEC_API_VERSIONS = (
+    "client.authentication.k8s.io/v1",
+    "client.authentication.k8s.io/v1beta1",
+    "client.authentication.k8s.io/v1alpha1",
+)
+_SHOWN_OUTPUT = 200  # characters of a plugin's output or error quoted in a message
+PLUGIN_OUTPUT_LIMIT = 1 << 20
+"""Bytes an exec plugin may print on stdout (an ExecCredential is a few KiB) or stderr."""
+_REAP_SECONDS = 5.0
+
+
+async def _drained(
+    stream: asyncio.StreamReader | None, process: asyncio.subprocess.Process
+) -> bytes | None:
+    """All of ``stream`` up to its end; None, and the process killed, past PLUGIN_OUTPUT_LIMIT
+    bytes. The stream is read to its end either way: asyncio ends a process's wait() only once
+    its pipes are closed."""
+    assert stream is not None  # noqa: S101 - created with PIPE
+    data: bytearray | None = bytearray()
+    while chunk := await stream.read(65536):
+        if data is None:
+            continue
+        data += chunk
+        if len(data) > PLUGIN_OUTPUT_LIMIT:
+            data = None
+            with contextlib.suppress(ProcessLookupError):
+                process.kill()
+    return None if data is None else bytes(data)
+
+
+def _file(config: SingleConfig, name: str, source: str) -> Path:
+    """A file the configuration names, relative to the kubeconfig's directory."""
+    path = Path(name).expanduser()
+    if path.is_absolute():
+        return path
+    if config.fname is None:
+        raise KubeAPIError(
+            f"{source} names the file {name} by a relative path, but has no kubeconfig file it "
+            "would be relative to: give an absolute path"
+        )
+    return Path(config.fname).parent / path
+
+
+def _read(path: Path, what: str, source: str) -> bytes:
+    try:
+        return path.read_bytes()
+    except OSError as error:
+        raise KubeAPIError(
+            f"the {what} {path} of {source} cannot be read ({error.strerror}): check that the "
+            "file exists and that this user may read it"
+        ) from None
+
+
+def _decoded(data: str, what: str, source: str) -> bytes:
+    try:
+        return base64.b64decode(data, validate=True)
+    except (binascii.Error, ValueError):
+        raise KubeAPIError(f"the {what} of {source} is not base64; fix it") from None
+
+
+def _entry(config: SingleConfig, kind: str) -> str:
+    name = config.context.cluster if kind == "cluster" else config.context.user
+    return f'{kind} "{name}"'
+
+
+def ssl_context(config: SingleConfig, source: str) -> ssl.SSLContext:
+    """The TLS context: the cluster's certificate authority, the user's client certificate."""
+    cluster = config.cluster
+    where = f"{_entry(config, 'cluster')} in {source}"
+    if cluster.certificate_auth or cluster.certificate_auth_data:
+        if cluster.certificate_auth:
+            path = _file(config, cluster.certificate_auth, source)
+            what = f"certificate-authority {path}"
+            data = _read(path, "certificate-authority", where)
+        else:
+            what = "certificate-authority-data"
+            data = _decoded(str(cluster.certificate_auth_data), what, where)
+        try:  # PEM is ASCII text; anything else is handed over as DER
+            text: str | bytes = data.decode("ascii")
+        except UnicodeDecodeError:
+            text = data
+        try:
+            context = ssl.create_default_context(cadata=text)
+        except (ssl.SSLError, ValueError) as error:
+            raise KubeAPIError(
+                f"the {what} of {where} holds no usable certificate ({error}): it must be the "
+                "PEM certificate(s) of the authority that signed the API server's certificate"
+            ) from None
+    else:
+        context = httpx2.create_ssl_context(verify=not cluster.insecure, trust_env=True)
+    if config.user is not None:
+        _load_client_certificate(context, config, source)
+    return context
+
+
+def _load_client_certificate(context: ssl.SSLContext, config: SingleConfig, source: str) -> None:
+    user = config.user
+    assert user is not None  # noqa: S101 - checked by the caller
+    where = f"{_entry(config, 'user')} in {source}"
+    has_certificate = bool(user.client_cert or user.client_cert_data)
+    has_key = bool(user.client_key or user.client_key_data)
+    if not has_certificate and not has_key:
+        return
+    if has_certificate != has_key:
+        given, missing = ("certificate", "key") if has_certificate else ("key", "certificate")
+        raise KubeAPIError(
+            f"{where} has a client {given} but no client-{missing}(-data): give both, or neither"
+        )
+    with tempfile.TemporaryDirectory(prefix="dra-metadata-") as scratch:
+        files = []
+        for kind, name, inline in (
+            ("client-certificate", user.client_cert, user.client_cert_data),
+            ("client-key", user.client_key, user.client_key_data),
+        ):
+            if inline:
+                copy = Path(scratch) / kind
+                copy.write_bytes(_decoded(inline, f"{kind}-data", where))
+                files.append((f"{kind}-data", copy))
+            else:
+                path = _file(config, str(name), source)
+                _read(path, kind, where)  # its own message when it cannot be read
+                files.append((f"{kind} {path}", path))
+        try:
+            context.load_cert_chain(files[0][1], files[1][1])
+        except (ssl.SSLError, OSError) as error:  # ssl.SSLError is an OSError
+            raise KubeAPIError(
+                f"the {files[0][0]} and {files[1][0]} of {where} are not a PEM certificate and "
+                f"its private key ({error}); fix them"
+            ) from None
+
+
+def auth(config: SingleConfig, source: str) -> httpx2.Auth | None:
+    """How requests authenticate: a token (file), an exec plugin, a password, or not at all."""
+    user = config.user
+    if user is None:
+        return None
+    where = f"{_entry(config, 'user')} in {source}"
+    if user.token_file is not None:
+        return TokenFileAuth(_file(config, user.token_file, source), where)
+    if user.token is not None:
+        return _BearerAuth(user.token)
+    if user.exec is not None:
+        return ExecAuth(user.exec, where)
+    if user.username and user.password:
+        return httpx2.BasicAuth(user.username, user.password)
+    if user.auth_provider:
+        raise KubeAPIError(
+            f"{where} uses an auth-provider, which dra-metadata does not support (client-go "
+            "dropped them too): use an exec plugin (users[].user.exec) or a token"
+        )
+    return None
+
+
+class _AsyncOnly:
+    """Requests are made by an httpx2.AsyncClient only: a synchronous flow is a bug."""
+
+    def sync_auth_flow(
+        self,
+        request: httpx2.Request,  # noqa: ARG002 - the signature httpx2 calls
+    ) -> Generator[httpx2.Request, Any, None]:
+        raise TypeError(f"{type(self).__name__} authenticates asynchronous requests only")
+
+
+def _bearer(request: httpx2.Request, token: str) -> None:
+    request.headers["Authorization"] = f"Bearer {token}"
+
+
+class _BearerAuth(_AsyncOnly, httpx2.Auth):
+    def __init__(self, token: str) -> None:
+        self.token = token
+
+    async def async_auth_flow(
+        self, request: httpx2.Request
+    ) -> AsyncGenerator[httpx2.Request, httpx2.Response]:
+        _bearer(request, self.token)
+        yield request
+
+
+class TokenFileAuth(_AsyncOnly, httpx2.Auth):
+    """A bearer token read from a file, read again after a 401 (the kubelet rotates it)."""
+
+    def __init__(self, path: Path, where: str) -> None:
+        self.path = path
+        self.where = where
+        self.token = self._read(KubeAPIError)
+
+    def _read(self, error: type[KubeAPIError]) -> str:
+        try:
+            token = self.path.read_text(encoding="utf-8").strip()
+        except (OSError, UnicodeDecodeError) as problem:
+            detail = problem.strerror if isinstance(problem, OSError) else "not UTF-8 text"
+            raise error(
+                f"the token file {self.path} of {self.where} cannot be read ({detail}): check "
+                "that it exists and that this user may read it"
+            ) from None
+        if not token:
+            raise error(f"the token file {self.path} of {self.where} is empty")
+        return token
+
+    async def async_auth_flow(
+        self, request: httpx2.Request
+    ) -> AsyncGenerator[httpx2.Request, httpx2.Response]:
+        _bearer(request, self.token)
+        response = yield request
+        if response.status_code == 401:
+            self.token = self._read(CredentialError)
+            _bearer(request, self.token)
+            yield request
+
+
+class ExecAuth(_AsyncOnly, httpx2.Auth):
+    """A token from an exec plugin (an ExecCredential on its stdout), run again after a 401.
+
+    ``running`` is true while the plugin runs, so that a deadline reached meanwhile can say the
+    plugin, not the server, took the time.
+    """
+
+    def __init__(self, plugin: UserExec, where: str) -> None:
+        self.plugin = plugin
+        self.where = where
+        self.token: str | None = None
+        self.running = False
+        if plugin.apiVersion not in EXEC_API_VERSIONS:
+            raise KubeAPIError(
+                f'the exec plugin of {where} asks for apiVersion "{plugin.apiVersion}", which '
+                f"dra-metadata does not speak ({', '.join(EXEC_API_VERSIONS)}); fix it"
+            )
+
+    def describe(self) -> str:
+        return f'the exec plugin "{self.plugin.command}" of {self.where}'
+
+    async def async_auth_flow(
+        self, request: httpx2.Request
+    ) -> AsyncGenerator[httpx2.Request, httpx2.Response]:
+        self.running = False
+        if self.token is not None:
+            _bearer(request, self.token)
+            response = yield request
+            if response.status_code != 401:
+                return
+        # Left true when the run is cancelled: the deadline's message is made after that.
+        self.running = True
+        self.token = await self._run()
+        self.running = False
+        _bearer(request, self.token)
+        yield request
+
+    def _environment(self) -> dict[str, str]:
+        environment = dict(os.environ)
+        for variable in self.plugin.env or ():
+            environment[variable.name] = variable.value
+        info = {
+            "apiVersion": self.plugin.apiVersion,
+            "kind": "ExecCredential",
+            "spec": {"interactive": False},
+        }
+        environment["KUBERNETES_EXEC_INFO"] = orjson.dumps(info).decode()
+        return environment
+
+    async def _run(self) -> str:
+        try:
+            process = await asyncio.create_subprocess_exec(
+                self.plugin.command,
+                *(self.plugin.args or ()),
+                env=self._environment(),
+                stdin=asyncio.subprocess.DEVNULL,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE,
+            )
+        except OSError as error:
+            hint = f" ({self.plugin.installHint.strip()})" if self.plugin.installHint else ""
+            found = "was not found" if isinstance(error, FileNotFoundError) else "cannot be run"
+            raise CredentialError(
+                f"{self.describe()} {found} ({error.strerror}){hint}: install it, put it on "
+                "$PATH, or fix users[].user.exec.command"
+            ) from None
+        readers = asyncio.gather(
+            _drained(process.stdout, process), _drained(process.stderr, process)
+        )
+        try:  # shielded: a cancelled read would leave a pipe open, and wait() waiting for it
+            stdout, stderr = await asyncio.shield(readers)
+            await process.wait()
+        finally:
+            if process.returncode is None:  # cancelled: the deadline, Ctrl-C
+                with contextlib.suppress(ProcessLookupError):
+                    process.kill()
+                await _reaped(process, readers)
+        if stdout is None or stderr is None:
+            stream = "stdout" if stdout is None else "stderr"
+            raise CredentialError(
+                f"{self.describe()} printed more than {PLUGIN_OUTPUT_LIMIT} bytes on {stream}: "
+                "not an ExecCredential; fix the plugin"
+            )
+        if process.returncode != 0:
+            said = stderr.decode("utf-8", "replace").strip()[-_SHOWN_OUTPUT:]
+            raise CredentialError(
+                f"{self.describe()} failed (exit status {process.returncode})"
+                + (f": {' '.join(said.split())}" if said else "")
+            )
+        return self._token(stdout)
+
+    def _token(self, stdout: bytes) -> str:
+        def wrong(what: str) -> CredentialError:
+            return CredentialError(
+                f"{self.describe()} printed {what}; it must print an ExecCredential "
+                f'(apiVersion "{self.plugin.apiVersion}") with status.token'
+            )
+
+        try:
+            credential = orjson.loads(stdout)
+        except orjson.JSONDecodeError:
+            shown = stdout[:_SHOWN_OUTPUT]
+            raise wrong(f"something that is not JSON ({shown!r})") from None
+        if not isinstance(credential, dict):
+            raise wrong(f"a JSON {_json_kind(credential)}, not an ExecCredential")
+        if credential.get("kind") != "ExecCredential":
+            raise wrong(f'a JSON object of kind "{credential.get("kind")}", not an ExecCredential')
+        if credential.get("apiVersion") != self.plugin.apiVersion:
+            raise wrong(f'an ExecCredential of apiVersion "{credential.get("apiVersion")}"')
+        status = credential.get("status")
+        token = status.get("token") if isinstance(status, dict) else None
+        if not isinstance(token, str) or not token:
+            if isinstance(status, dict) and status.get("clientCertificateData"):
+                raise wrong(
+                    "a client certificate instead of a token (dra-metadata supports "
+                    "status.token only)"
+                )
+            raise wrong("an ExecCredential without status.token")
+        return token
+
+
+async def _reaped(process: asyncio.subprocess.Process, readers: asyncio.Future[Any]) -> None:
+    """Wait for a killed plugin: its pipes read to their end (a child it left may hold them:
+    then given up after a while), then its exit status."""
+    done, _ = await asyncio.wait({readers}, timeout=_REAP_SECONDS)
+    if not done:
+        readers.cancel()
+        return
+    await process.wait()
+
+
+def _json_kind(value: object) -> str:
+    return "array" if isinstance(value, list) else "string" if isinstance(value, str) else "value"
+
+
+def exec_plugin_running(http: httpx2.AsyncClient) -> str | None:
+    """The exec plugin of ``http`` while it runs (for the message of a deadline), else None."""
+    authenticator = http.auth
+    if isinstance(authenticator, ExecAuth) and authenticator.running:
+        return authenticator.describe()
+    return None
