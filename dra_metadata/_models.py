@@ -476,7 +476,16 @@ class Device:
         """The plain value of attribute ``name`` (see get_attribute), or ``default``.
 
         ``default`` is for an attribute the device does not have or that has no value; a name
-        the device has only under another domain raises AttributeNotFoundError.
+        the device has only under another domain raises AttributeNotFoundError. Type checkers
+        see ``AttributeValue | None`` without a default and no None with one that is not None
+        (``device.attribute("index", -1)``).
+
+        Examples:
+            >>> device = dra_metadata.Device(
+            ...     driver="gpu.example.com", name="gpu-0", attributes={"gpu.example.com/index": 0}
+            ... )
+            >>> device.attribute("index"), device.attribute("uuid"), device.attribute("uuid", "")
+            (0, None, '')
         """
         found = self.get_attribute(name)
         if found is None:

@@ -62,7 +62,7 @@ class MetadataTree:
         >>> tree.update("nic", "vf", "sriov.example.com", devices=[device]).generation
         2
         >>> dra_metadata.read_claim_metadata("nic", "vf", root=root).devices[0].network_data
-        NetworkDeviceData(interface_name='net1', ips=(), hardware_address='')
+        NetworkDeviceData(interface_name='net1')
     """
 
     def __init__(

@@ -436,7 +436,18 @@ def write_metadata_file(
     anything on disk changes; every I/O failure is a MetadataWriteError (an OSError with
     ``errno``) naming the file and the step. Writers take an advisory lock (flock) on the
     file's directory while they write. ``validate`` as in encode_stream: a finding raises
-    MetadataValidationError before anything on disk changes.
+    MetadataValidationError before anything on disk changes. Returns ``path``.
+
+    Examples:
+        >>> import tempfile
+        >>> from pathlib import Path
+        >>> from dra_metadata.writer import write_metadata_file
+        >>> metadata = dra_metadata.read_claim_metadata("fast-net", "vf")
+        >>> with tempfile.TemporaryDirectory() as plugin_dir:
+        ...     path = Path(plugin_dir, "vf", "sriov.example.com-metadata.json")
+        ...     written = write_metadata_file(path, metadata, validate=True)
+        ...     [device.name for device in dra_metadata.read_metadata_file(written).devices]
+        ['vf-3']
     """
     target = Path(path)
     chosen_mode = check_mode(mode)
@@ -470,6 +481,18 @@ def update_metadata_file(
     that several processes updating one file at once lose no update. ``mode``, ``root`` and
     the errors are those of write_metadata_file; the file must exist. ``validate`` checks the
     changed object as encode_stream does: a finding leaves the file as it was.
+
+    Examples:
+        >>> import dataclasses, tempfile
+        >>> from pathlib import Path
+        >>> from dra_metadata.writer import update_metadata_file, write_metadata_file
+        >>> metadata = dra_metadata.read_claim_metadata("fast-net", "vf")
+        >>> with tempfile.TemporaryDirectory() as plugin_dir:
+        ...     path = write_metadata_file(Path(plugin_dir, "vf-metadata.json"), metadata)
+        ...     vf = dataclasses.replace(metadata.devices[0], network_data=None)
+        ...     updated = update_metadata_file(path, [vf])
+        ...     updated.generation - metadata.generation, updated.devices[0].network_data
+        (1, None)
     """
     target = Path(path)
     chosen_mode = check_mode(mode)
