@@ -4,7 +4,8 @@ Every Python example of ``docs/`` (and of the README) runs here: the examples of
 in one namespace, on a copy of the sample tree ``examples/tree`` (``DRA_METADATA_ROOT``) in a
 scratch directory; a ``text`` block right after an example is what the example prints. A block
 preceded by ``<!-- docs-test: pytest -->`` is a test module, run by pytest; one preceded by
-``<!-- docs-test: kube -->`` runs against a real kube-apiserver (KUBEBUILDER_ASSETS). The
+``<!-- docs-test: kube -->`` runs against a real kube-apiserver (KUBEBUILDER_ASSETS), one preceded
+by ``<!-- docs-test: pools -->`` with kube-controller-manager beside it. The
 ``dra-metadata`` commands of the pages run on the sample tree, but those that need a cluster.
 The Python API reference has an entry, and the built site an anchor, for every public name;
 the command reference lists every subcommand and option of the parser.
@@ -36,6 +37,7 @@ import pytest
 
 import kube_harness
 from conftest import REPO
+from kube_pools_harness import four_pools
 
 DOCS = REPO / "docs"
 PAGES = sorted(DOCS.rglob("*.md"))
@@ -192,6 +194,31 @@ def test_kube_examples_run(
     monkeypatch.setenv("POD_NAMESPACE", namespace)
     monkeypatch.setenv("POD_NAME", "trainer-0")
     run_examples([block.__class__(**{**vars(block), "marker": None})], {"__name__": "__docs__"})
+
+
+@pytest.mark.parametrize("block", _marked("pools"), ids=lambda block: block.name)
+def test_pool_status_examples_run(
+    block: Block, sample_tree: Path, request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Against kube-controller-manager too: the pools of the guide's table, then its example."""
+    if kube_harness.assets() is None:
+        pytest.skip(kube_harness.SKIP_REASON)
+    server = request.getfixturevalue("server")
+    request.getfixturevalue("controller")
+    four_pools(server, request.getfixturevalue("namespace"), "gpu.example.com")
+    monkeypatch.setenv("KUBECONFIG", str(server.write_kubeconfig(sample_tree.parent / "config")))
+    printed = "cluster None 2 0 2\nnode-a node-a 4 1 3\nnode-d node-d 5 0 5\nrolling node-e 3 0 3\n"
+    expected = Block(block.path, block.line, "text", printed, None)
+    namespace: dict[str, object] = {"__name__": "__docs__"}
+    run_examples([block.__class__(**{**vars(block), "marker": None}), expected], namespace)
+    last = namespace["result"]  # the asyncio twin's, for a pool that does not exist
+    assert (last.pools, last.pool_count, last.truncated) == ((), 0, False)  # type: ignore[attr-defined]
+
+
+def test_every_marker_is_known() -> None:
+    """A misspelt marker would leave its example neither run with the others nor on its own."""
+    markers = {block.marker for page in [REPO / "README.md", *PAGES] for block in blocks(page)}
+    assert markers <= {None, "pytest", "kube", "pools"}
 
 
 def _docstring_examples() -> list[doctest.DocTest]:
