@@ -21,7 +21,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
-from dra_metadata._errors import AttributeNotFoundError, AttributeValueError
+from dra_metadata._errors import AttributeNotFoundError, AttributeValueError, shown_names
 
 INT64_MIN = -(2**63)
 INT64_MAX = 2**63 - 1
@@ -446,7 +446,7 @@ class Device:
                 raise AttributeNotFoundError(
                     f"device {self.name} ({self.driver}) has no attribute {name} (an "
                     f"unqualified name finds {name} and {self.driver}/{name}); did you mean "
-                    f"{' or '.join(elsewhere)}?",
+                    f"{shown_names(elsewhere, ' or ')}?",
                     name=name,
                     suggestions=elsewhere,
                 )

@@ -297,10 +297,12 @@ def identity_conflict(metadata: DeviceMetadata, directory: Path) -> MetadataConf
             )
         )
         if len(values) > 1:
-            listed = ", ".join(
-                f"{source.path.name if source.path else '?'}: "
-                f"{getattr(source.metadata.metadata, field)!r}"
-                for source in sources
+            listed = shown_names(
+                [
+                    f"{source.path.name if source.path else '?'}: "
+                    f"{getattr(source.metadata.metadata, field)!r}"
+                    for source in sources
+                ]
             )
             return MetadataConflictError(
                 f"the metadata files disagree about the claim's {field} ({listed}); the merged "

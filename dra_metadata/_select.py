@@ -45,7 +45,7 @@ def select_request(metadata: DeviceMetadata, request_name: str, *, path: Path) -
             f"request, read it as {base}"
         )
     else:
-        which = " and ".join(allocated)
+        which = shown_names(allocated, " and ")
         instead = f"{base} or {allocated[0]}" if len(allocated) == 1 else base
         message = (
             f"request {base} was allocated as {which}, not as {request_name} (the scheduler "

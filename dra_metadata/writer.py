@@ -14,7 +14,7 @@ from typing import Any, Literal
 
 import orjson
 
-from dra_metadata._errors import MetadataEncodeError
+from dra_metadata._errors import MetadataEncodeError, shown_names
 from dra_metadata._models import (
     AttributeMap,
     Device,
@@ -75,7 +75,7 @@ def _check_versions(versions: Iterable[str]) -> tuple[str, ...]:
                 f"known versions: {', '.join(KNOWN_API_VERSIONS)}"
             )
     if len(set(chosen)) != len(chosen):
-        raise ValueError(f"metadata versions must not repeat: {', '.join(chosen)}")
+        raise ValueError(f"metadata versions must not repeat: {shown_names(chosen)}")
     return chosen
 
 
