@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import errno
-from pathlib import Path
 from collections.abc import Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:

@@ -25,7 +25,6 @@ from dra_metadata._errors import LISTED_AT_MOST, shown_names
 from dra_metadata.writer import encode_stream
 
 from helpers import stream, wire_object
-from test_models import decoded_device
 
 MANY = 2000
 
@@ -46,9 +45,7 @@ def test_a_conflict_over_thousands_of_files_names_ten(tmp_path: Path) -> None:
     directory.mkdir(parents=True)
     for index in range(MANY):
         meta = {"name": "c", "namespace": "default", "uid": f"uid-{index:04d}"}
-        (directory / f"d{index:04d}-metadata.json").write_bytes(
-            stream(wire_object(metadata=meta))
-        )
+        (directory / f"d{index:04d}-metadata.json").write_bytes(stream(wire_object(metadata=meta)))
     with pytest.raises(MetadataConflictError) as info:
         read_claim_metadata("c", "gpu", root=tmp_path, validate=True)
     message = str(info.value)
@@ -73,7 +70,10 @@ def test_unknown_versions_are_named_ten_at_most() -> None:
 
 def test_a_short_name_found_under_many_domains_suggests_ten() -> None:
     domains = [f"d{index:02d}.example.com/numa" for index in range(30)]
-    device = decoded_device({domain: {"int": 0} for domain in domains})
+    attributes = {domain: {"int": 0} for domain in domains}
+    wire = {"driver": "gpu.example.com", "pool": "p", "name": "n", "attributes": attributes}
+    decoded = decode_stream(stream(wire_object(requests=[{"name": "r", "devices": [wire]}])))
+    device = decoded.metadata.devices[0]
     with pytest.raises(AttributeNotFoundError) as info:
         device.attribute("numa")
     assert str(info.value).endswith(f"did you mean {' or '.join(domains[:10])}, and 20 more?")
