@@ -19,8 +19,9 @@ from dra_metadata._errors import (
     MetadataTooLargeError,
     MetadataValidationError,
     NoMetadataError,
+    shown_names,
 )
-from dra_metadata._missing import describe_missing, listing, shown_names
+from dra_metadata._missing import describe_missing, listing
 from dra_metadata._models import DeviceMetadata, DeviceMetadataRequest, MetadataSource, ObjectMeta
 from dra_metadata._paths import (
     METADATA_FILE_SUFFIX,

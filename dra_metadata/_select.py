@@ -11,8 +11,7 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-from dra_metadata._errors import MetadataNotFoundError
-from dra_metadata._missing import shown_names
+from dra_metadata._errors import MetadataNotFoundError, shown_names
 from dra_metadata._models import DeviceMetadata
 
 
