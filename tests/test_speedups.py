@@ -104,7 +104,7 @@ def test_the_module_is_built_for_the_oldest_supported_python() -> None:
     source = (REPO / "dra_metadata" / "_speedups.c").read_text()
     (limited,) = re.findall(r"^#define Py_LIMITED_API 0x([0-9A-F]{8})$", source, re.MULTILINE)
     major, minor = int(limited[0:2], 16), int(limited[2:4], 16)
-    assert hatch_build.OLDEST_PYTHON == f"cp{major}{minor}"
+    assert f"cp{major}{minor}" == hatch_build.OLDEST_PYTHON
     assert hatch_build.MODULE_NAME == "_speedups.abi3.so"
     assert hatch_build.wheel_tag().startswith(f"cp{major}{minor}-abi3-")
     pyproject = (REPO / "pyproject.toml").read_text()
