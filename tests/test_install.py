@@ -310,9 +310,12 @@ def test_the_wheel_built_here_serves_another_python(
     if python is None:
         pytest.skip(f"no CPython {minor} installed with pyenv on this machine")
     environment = tmp_path / "venv"
-    _run(python, "-m", "venv", environment, cwd=tmp_path)
-    installed = subprocess.run(
-        [str(environment / "bin" / "python"), "-m", "pip", "install", "--quiet", str(wheel)],
+    _run(python, "-m", "venv", "--without-pip", environment, cwd=tmp_path)
+    installed = subprocess.run(  # this pip, for that Python; the dependencies from the index
+        [
+            *(sys.executable, "-m", "pip", "--python", str(environment / "bin" / "python")),
+            *("install", "--quiet", str(wheel)),
+        ],
         cwd=tmp_path,
         env=_environment(),
         capture_output=True,
