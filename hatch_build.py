@@ -1,10 +1,12 @@
 """Build hook of hatchling: compiles the decoder's attribute check (dra_metadata/_speedups.c).
 
 A wheel built where a C compiler and the Python headers are found holds the compiled module,
-and is tagged for the interpreter that built it; anywhere else the build still succeeds, with a
+built against the limited API of CPython 3.10 (the source defines Py_LIMITED_API) as
+``_speedups.abi3.so`` and tagged ``cp310-abi3-<platform>``: one wheel serves every supported
+CPython (3.10 and later) of its platform. Anywhere else the build still succeeds, with a
 warning, as a pure-Python wheel whose decoder does the same checks more slowly. An editable
-install compiles the module next to its source. ``DRA_METADATA_BUILD_PURE=1`` skips the
-compiler; ``CC`` names another one.
+install compiles the module next to its source (removing any module of that name it finds
+there first). ``DRA_METADATA_BUILD_PURE=1`` skips the compiler; ``CC`` names another one.
 """
 
 from __future__ import annotations
@@ -23,6 +25,16 @@ from hatchling.builders.hooks.plugin.interface import BuildHookInterface
 
 SOURCE = Path("dra_metadata", "_speedups.c")
 PURE_BUILD = "DRA_METADATA_BUILD_PURE"
+MODULE_NAME = "_speedups.abi3.so"
+"""The compiled module's file name: the stable ABI's, which every CPython 3.10+ imports."""
+OLDEST_PYTHON = "cp310"
+"""The Python tag of the wheel: the limited API version the source asks for (Py_LIMITED_API)."""
+
+
+def wheel_tag() -> str:
+    """``cp310-abi3-<platform>``, the platform named as bdist_wheel names it (linux_x86_64)."""
+    platform = sysconfig.get_platform().replace("-", "_").replace(".", "_")
+    return f"{OLDEST_PYTHON}-abi3-{platform}"
 
 
 class SpeedupsBuildHook(BuildHookInterface):  # type: ignore[type-arg]
@@ -38,10 +50,14 @@ class SpeedupsBuildHook(BuildHookInterface):  # type: ignore[type-arg]
         if os.environ.get(PURE_BUILD, "") not in ("", "0"):
             self.app.display_info(f"{PURE_BUILD} is set: building without the compiled module")
             return
-        name = f"_speedups{sysconfig.get_config_var('EXT_SUFFIX')}"
+        name = MODULE_NAME
         if version == "editable":
             target = Path(self.root, "dra_metadata", name)
-            target.unlink(missing_ok=True)  # a failed build leaves no module of another source
+            # A failed build leaves no module of another source, and no module of another
+            # name (a version-tagged one would be imported before the abi3 one) stays.
+            for stale in Path(self.root, "dra_metadata").glob("_speedups.*"):
+                if stale.suffix in {".so", ".pyd"}:
+                    stale.unlink()
         else:
             self._temporary = tempfile.mkdtemp(prefix="dra-metadata-build-")
             target = Path(self._temporary, name)
@@ -55,7 +71,7 @@ class SpeedupsBuildHook(BuildHookInterface):  # type: ignore[type-arg]
         if version != "editable":
             build_data["force_include"][str(target)] = f"dra_metadata/{name}"
             build_data["pure_python"] = False
-            build_data["infer_tag"] = True
+            build_data["tag"] = wheel_tag()
 
     def finalize(self, version: str, build_data: dict[str, Any], artifact_path: str) -> None:  # noqa: ARG002 - the interface of hatchling
         if self._temporary is not None:

@@ -24,7 +24,12 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from dra_metadata._convert import NeedsExactPath, WireTypeError, describe, metadata_from_wire
-from dra_metadata._errors import MetadataDecodeError, NoCompatibleVersionError, NoMetadataError
+from dra_metadata._errors import (
+    MetadataDecodeError,
+    NoCompatibleVersionError,
+    NoMetadataError,
+    shown_names,
+)
 from dra_metadata._models import DeviceMetadata, builder
 from dra_metadata._versions import KIND, KNOWN_API_VERSIONS, ApiVersionError, normalize_api_version
 
@@ -49,7 +54,6 @@ _SMALL_OBJECT = 1024
 _GUESSES = 4
 """How many separators are tried as the end of an object after the first (one that lies in a
 string only makes a guess fail) before the exact parser reads it."""
-_VERSIONS_NAMED = 10
 _BYTE_ORDER_MARK = b"\xef\xbb\xbf"
 _TRUNCATED_HINT = " (the stream is truncated: the file may be in the middle of being written)"
 
@@ -418,9 +422,7 @@ _KIND = itemgetter("kind")
 
 
 def _no_compatible_version(skipped: list[str], path: Path | None) -> NoCompatibleVersionError:
-    named = ", ".join(skipped[:_VERSIONS_NAMED])
-    if len(skipped) > _VERSIONS_NAMED:
-        named += f" and {len(skipped) - _VERSIONS_NAMED} more"
+    named = shown_names(skipped)
     return NoCompatibleVersionError(
         f"no compatible metadata version found in stream (unknown versions: {named}); "
         f"this library reads {', '.join(KNOWN_API_VERSIONS)}",

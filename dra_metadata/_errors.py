@@ -3,12 +3,29 @@
 from __future__ import annotations
 
 import errno
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from dra_metadata._models import DeviceMetadata
     from dra_metadata._validate import FieldError
+
+
+LISTED_AT_MOST = 10
+"""Names (files, requests, versions, ...) that an error message lists at most."""
+
+
+def shown_names(names: Sequence[str], separator: str = ", ") -> str:
+    """At most LISTED_AT_MOST of ``names`` joined by ``separator``, and how many more there are.
+
+    Every message that lists names goes through here, so that none grows with the input:
+    ``shown_names(["a", "b"])`` is ``"a, b"``; with 12 names, the first 10 and ", and 2 more".
+    """
+    shown = separator.join(names[:LISTED_AT_MOST])
+    if len(names) > LISTED_AT_MOST:
+        shown += f", and {len(names) - LISTED_AT_MOST} more"
+    return shown
 
 
 class DeviceMetadataError(Exception):

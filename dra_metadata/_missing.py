@@ -14,6 +14,7 @@ from contextvars import ContextVar
 from pathlib import Path
 from typing import Literal
 
+from dra_metadata._errors import shown_names as shown_names  # noqa: PLC0414 - cli uses it
 from dra_metadata._paths import (
     METADATA_FILE_SUFFIX,
     RESOURCE_CLAIM_TEMPLATES_SUBDIR,
@@ -28,7 +29,6 @@ Wording = Literal["python", "command"]
 WORDING: ContextVar[Wording] = ContextVar("dra_metadata_wording", default="python")
 """Whose words the hints use: the Python API's (``root=``) or the command's (``--root``)."""
 
-LISTED_AT_MOST = 10  # names of a directory's entries in a message; a request has a few
 _LS_HINT = "`dra-metadata ls` lists everything mounted"
 
 
@@ -39,14 +39,6 @@ def listing(directory: Path) -> list[str] | None:
     except OSError:
         return None
     return sorted(names, key=os.fsencode)
-
-
-def shown_names(names: list[str]) -> str:
-    """At most LISTED_AT_MOST names, comma-separated, "and N more" after them."""
-    shown = names[:LISTED_AT_MOST]
-    if len(names) > LISTED_AT_MOST:
-        shown = [*shown, f"and {len(names) - LISTED_AT_MOST} more"]
-    return ", ".join(shown)
 
 
 def _claims(root: Path, subdirectory: str) -> list[str]:

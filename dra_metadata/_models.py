@@ -21,7 +21,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, TypeVar, overload
 
-from dra_metadata._errors import AttributeNotFoundError, AttributeValueError
+from dra_metadata._errors import AttributeNotFoundError, AttributeValueError, shown_names
 from dra_metadata._repr import set_fields_repr
 
 INT64_MIN = -(2**63)
@@ -462,7 +462,7 @@ class Device:
                 raise AttributeNotFoundError(
                     f"device {self.name} ({self.driver}) has no attribute {name} (an "
                     f"unqualified name finds {name} and {self.driver}/{name}); did you mean "
-                    f"{' or '.join(elsewhere)}?",
+                    f"{shown_names(elsewhere, ' or ')}?",
                     name=name,
                     suggestions=elsewhere,
                 )

@@ -19,8 +19,9 @@ from dra_metadata._errors import (
     MetadataTooLargeError,
     MetadataValidationError,
     NoMetadataError,
+    shown_names,
 )
-from dra_metadata._missing import _option, describe_missing, listing, shown_names
+from dra_metadata._missing import _option, describe_missing, listing
 from dra_metadata._models import DeviceMetadata, DeviceMetadataRequest, MetadataSource, ObjectMeta
 from dra_metadata._paths import (
     METADATA_FILE_SUFFIX,
@@ -309,10 +310,12 @@ def identity_conflict(metadata: DeviceMetadata, directory: Path) -> MetadataConf
             )
         )
         if len(values) > 1:
-            listed = ", ".join(
-                f"{source.path.name if source.path else '?'}: "
-                f"{getattr(source.metadata.metadata, field)!r}"
-                for source in sources
+            listed = shown_names(
+                [
+                    f"{source.path.name if source.path else '?'}: "
+                    f"{getattr(source.metadata.metadata, field)!r}"
+                    for source in sources
+                ]
             )
             return MetadataConflictError(
                 f"the metadata files disagree about the claim's {field} ({listed}); the merged "

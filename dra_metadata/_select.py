@@ -11,8 +11,7 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-from dra_metadata._errors import MetadataNotFoundError
-from dra_metadata._missing import shown_names
+from dra_metadata._errors import MetadataNotFoundError, shown_names
 from dra_metadata._models import DeviceMetadata
 
 
@@ -45,7 +44,7 @@ def select_request(metadata: DeviceMetadata, request_name: str, *, path: Path) -
             f"request, read it as {base}"
         )
     else:
-        which = " and ".join(allocated)
+        which = shown_names(allocated, " and ")
         instead = f"{base} or {allocated[0]}" if len(allocated) == 1 else base
         message = (
             f"request {base} was allocated as {which}, not as {request_name} (the scheduler "

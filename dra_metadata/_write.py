@@ -131,6 +131,13 @@ class Directory:
         self.name = target.name
         self.descriptor = descriptor
 
+    @property
+    def key(self) -> tuple[int, int, str]:
+        """Which file this is, whatever path led to it: the directory's device and inode, and
+        the file's name."""
+        status = os.fstat(self.descriptor)
+        return (status.st_dev, status.st_ino, self.name)
+
     @classmethod
     def open(cls, path: StrPath, *, root: StrPath | None, create: bool) -> Directory:
         """Open (and with ``create``, make) the directory of ``path``, and lock it.

@@ -6,6 +6,8 @@ pretty-printed with two-space indentation in Go's key order and escaping, follow
 
 from __future__ import annotations
 
+import errno
+import threading
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from datetime import datetime, timezone
@@ -14,7 +16,12 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import orjson
 
-from dra_metadata._errors import MetadataEncodeError, MetadataValidationError
+from dra_metadata._errors import (
+    MetadataEncodeError,
+    MetadataValidationError,
+    MetadataWriteError,
+    shown_names,
+)
 from dra_metadata._models import (
     AttributeMap,
     Device,
@@ -79,7 +86,7 @@ def _check_versions(versions: Iterable[str]) -> tuple[str, ...]:
                 f"known versions: {', '.join(KNOWN_API_VERSIONS)}"
             )
     if len(set(chosen)) != len(chosen):
-        raise ValueError(f"metadata versions must not repeat: {', '.join(chosen)}")
+        raise ValueError(f"metadata versions must not repeat: {shown_names(chosen)}")
     return chosen
 
 
@@ -453,6 +460,7 @@ def write_metadata_file(
     chosen_mode = check_mode(mode)
     data = _encoded(target, metadata, versions, validate)
     with Directory.open(target, root=root, create=True) as directory:
+        _refuse_own_change(directory)
         directory.write(data, chosen_mode)
     return target
 
@@ -477,10 +485,18 @@ def update_metadata_file(
     upstream ``UpdateRequestMetadata`` does, e.g. once network data is known). ``versions``
     defaults to the known versions. Returns the object written.
 
-    Read, change and write happen under an advisory lock (flock) on the file's directory, so
-    that several processes updating one file at once lose no update. ``mode``, ``root`` and
-    the errors are those of write_metadata_file; the file must exist. ``validate`` checks the
-    changed object as encode_stream does: a finding leaves the file as it was.
+    Several processes and threads updating one file at once lose no update: the file is read
+    and written under an advisory lock (flock) on its directory. A function ``change`` runs
+    outside that lock, so that it may call the writers itself (for another file of the same
+    directory, from another thread, ...) without a deadlock: the file is written only if it
+    still holds what ``change`` was given; if another writer changed it meanwhile, ``change``
+    is called again with the new content (so it should only compute the new object), up to
+    UPDATE_ATTEMPTS times in a row before a MetadataWriteError (errno EAGAIN). A ``change``
+    that writes or updates the very file it is changing gets a ValueError (its result would
+    overwrite its own write). ``mode``, ``root`` and the other errors are those of
+    write_metadata_file; the file must exist. ``validate`` checks the changed object as
+    encode_stream does: a finding leaves the file as it was.
+
 
     Examples:
         >>> import dataclasses, tempfile
@@ -500,27 +516,76 @@ def update_metadata_file(
     if not max_size >= 0:
         raise ValueError(f"max_size must be a number of bytes >= 0, not {max_size!r}")
     if not callable(change):
-        change = _checked_devices(change)
-    with Directory.open(target, root=root, create=False) as directory:
-        current = read_metadata_file(target, max_size=max_size)
-        if callable(change):
-            updated = change(current)
-            if not isinstance(updated, DeviceMetadata):
-                raise TypeError(
-                    f"the change must return a DeviceMetadata, not {type(updated).__name__}"
-                )
-        else:
-            if len(current.requests) != 1:
-                raise ValueError(
-                    f"{path}: replacing devices needs a file with exactly one request, "
-                    f"found {len(current.requests)}; pass a function instead"
-                )
-            request = DeviceMetadataRequest(name=current.requests[0].name, devices=change)
-            updated = replace(current, requests=(request,))
-        meta = replace(updated.metadata, generation=current.generation + 1)
-        result = replace(updated, metadata=meta, sources=())
-        directory.write(_encoded(target, result, chosen_versions, validate), chosen_mode)
-    return result
+        devices = _checked_devices(change)
+        with Directory.open(target, root=root, create=False) as directory:
+            _refuse_own_change(directory)
+            current = read_metadata_file(target, max_size=max_size)
+            result = _next_generation(current, _with_devices(current, devices, path))
+            directory.write(_encoded(target, result, chosen_versions, validate), chosen_mode)
+        return result
+    for _ in range(UPDATE_ATTEMPTS):
+        with Directory.open(target, root=root, create=False) as directory:
+            _refuse_own_change(directory)
+            current = read_metadata_file(target, max_size=max_size)
+            key = directory.key
+        _CHANGING.keys = (*_changing(), key)
+        try:
+            updated = change(current)  # outside the lock: it may call the writers itself
+        finally:
+            _CHANGING.keys = _changing()[:-1]
+        if not isinstance(updated, DeviceMetadata):
+            raise TypeError(
+                f"the change must return a DeviceMetadata, not {type(updated).__name__}"
+            )
+        result = _next_generation(current, updated)
+        with Directory.open(target, root=root, create=False) as directory:
+            if read_metadata_file(target, max_size=max_size) == current:
+                directory.write(_encoded(target, result, chosen_versions, validate), chosen_mode)
+                return result
+    raise MetadataWriteError(
+        f"another writer changed the file each of the {UPDATE_ATTEMPTS} times the change ran; "
+        "try again later",
+        path=target,
+        os_errno=errno.EAGAIN,
+    )
+
+
+UPDATE_ATTEMPTS = 100
+"""How many times in a row update_metadata_file calls a function ``change`` while other
+writers keep changing the file, before it gives up."""
+_CHANGING = threading.local()
+"""The files (Directory.key) whose update runs a function ``change`` in this thread."""
+
+
+def _changing() -> tuple[tuple[int, int, str], ...]:
+    keys: tuple[tuple[int, int, str], ...] = getattr(_CHANGING, "keys", ())
+    return keys
+
+
+def _refuse_own_change(directory: Directory) -> None:
+    """ValueError when this thread is inside the change of an update of the same file."""
+    if directory.key in _changing():
+        raise ValueError(
+            f"{directory.target}: the change of an update of this file writes it: return the "
+            "new object from the change instead"
+        )
+
+
+def _with_devices(
+    current: DeviceMetadata, devices: tuple[Device, ...], path: StrPath
+) -> DeviceMetadata:
+    if len(current.requests) != 1:
+        raise ValueError(
+            f"{path}: replacing devices needs a file with exactly one request, "
+            f"found {len(current.requests)}; pass a function instead"
+        )
+    request = DeviceMetadataRequest(name=current.requests[0].name, devices=devices)
+    return replace(current, requests=(request,))
+
+
+def _next_generation(current: DeviceMetadata, updated: DeviceMetadata) -> DeviceMetadata:
+    meta = replace(updated.metadata, generation=current.generation + 1)
+    return replace(updated, metadata=meta, sources=())
 
 
 def _checked_devices(devices: object) -> tuple[Device, ...]:

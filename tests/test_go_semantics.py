@@ -278,7 +278,7 @@ class TestStreams:
         with pytest.raises(NoCompatibleVersionError) as info:
             decode_stream(data)
         versions = ", ".join(f"x/v{index}" for index in range(10))
-        assert f"(unknown versions: {versions} and 15 more)" in str(info.value)
+        assert f"(unknown versions: {versions}, and 15 more)" in str(info.value)
         assert info.value.unknown_versions == tuple(f"x/v{index}" for index in range(25))
 
     @pytest.mark.parametrize("separator", [b"", b"\n", b" \r\n\t"])

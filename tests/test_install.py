@@ -26,11 +26,16 @@ from conftest import REPO
 from helpers import compiler_and_headers
 
 SAMPLE = REPO / "examples" / "tree"
+_THIS_PYTHON = f"{sys.version_info.major}.{sys.version_info.minor}"
 _NOT_PASSED = {
     *("PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV", "DRA_METADATA_ROOT"),
     "DRA_METADATA_PURE_PYTHON",  # the installed package decodes as a user's does
 }
-_COMPILED_MODULE = f"dra_metadata/_speedups{sysconfig.get_config_var('EXT_SUFFIX')}"
+_COMPILED_MODULE = "dra_metadata/_speedups.abi3.so"
+_PLATFORM = sysconfig.get_platform().replace("-", "_").replace(".", "_")
+_ABI3_TAG = f"cp310-abi3-{_PLATFORM}"
+"""One wheel for every supported CPython: the limited API of 3.10 (Py_LIMITED_API)."""
+_OTHER_PYTHONS = [minor for minor in ("3.10", "3.11", "3.12", "3.13") if minor != _THIS_PYTHON]
 
 
 def _environment(**added: str) -> dict[str, str]:
@@ -194,7 +199,7 @@ def test_the_documented_installs_use_the_source_tree_or_a_wheel() -> None:
     ]
 
 
-def test_the_wheel_holds_the_compiled_check_for_this_python(wheel: Path, venv: Path) -> None:
+def test_the_wheel_holds_the_compiled_check_for_every_python(wheel: Path, venv: Path) -> None:
     cannot = compiler_and_headers()
     if cannot is not None:
         pytest.skip(f"{cannot}: the wheel is built without its compiled module")
@@ -202,9 +207,11 @@ def test_the_wheel_holds_the_compiled_check_for_this_python(wheel: Path, venv: P
         names = archive.namelist()
         tags = archive.read(next(n for n in names if n.endswith(".dist-info/WHEEL"))).decode()
     assert _COMPILED_MODULE in names
+    assert not [name for name in names if "_speedups.cpython" in name]
     assert not [name for name in names if name.endswith(".c")]
     assert "Root-Is-Purelib: false" in tags
-    assert "Tag: py3-none-any" not in tags
+    assert [line for line in tags.splitlines() if line.startswith("Tag:")] == [f"Tag: {_ABI3_TAG}"]
+    assert wheel.name.endswith(f"-{_ABI3_TAG}.whl")
     code = "import dra_metadata._convert as convert; print(convert.COMPILED)"
     assert _run(venv / "bin" / "python", "-c", code, cwd=venv) == "True\n"
 
@@ -235,7 +242,8 @@ def test_a_wheel_without_the_compiled_check_is_pure_and_says_why(
 
 
 def test_the_dockerfile_builds_the_wheel_with_the_python_it_installs_it_into() -> None:
-    # A wheel with the compiled module installs only into the Python that built it.
+    # The image that installs the wheel runs the Python that built it (an abi3 wheel would
+    # also serve a newer one).
     dockerfile = (REPO / "examples" / "kubernetes" / "Dockerfile.init").read_text()
     images = re.findall(r"^FROM python:(\S+)", dockerfile, flags=re.MULTILINE)
     assert images == ["3.12", "3.12-slim"], "the wheel stage needs a compiler: the full image"
@@ -278,3 +286,59 @@ def test_without_the_compiled_check_the_installed_package_decodes_the_same(
     assert without[0] == "False"
     assert len(without) > 1
     assert without[1:] == with_it[1:]
+
+
+def _python(minor: str) -> Path | None:
+    """The newest pyenv-installed CPython ``minor`` (as noxfile.py finds them), or None."""
+    versions = Path(os.environ.get("PYENV_ROOT", Path.home() / ".pyenv")) / "versions"
+    found = [
+        path / "bin" / f"python{minor}"
+        for path in (versions.iterdir() if versions.is_dir() else [])
+        if re.fullmatch(rf"{re.escape(minor)}\.\d+", path.name)
+        and (path / "bin" / f"python{minor}").is_file()
+    ]
+    return max(found, key=lambda path: int(path.parent.parent.name.rsplit(".", 1)[1]), default=None)
+
+
+@pytest.mark.one_interpreter
+@pytest.mark.parametrize("minor", _OTHER_PYTHONS)
+def test_the_wheel_built_here_serves_another_python(
+    tmp_path: Path, wheel: Path, venv: Path, minor: str
+) -> None:
+    """The abi3 wheel built by this Python, installed into another CPython, imports its
+    compiled module, decodes with it, and decodes as this Python's install does."""
+    if compiler_and_headers() is not None:
+        pytest.skip("the wheel is built without its compiled module here")
+    python = _python(minor)
+    if python is None:
+        pytest.skip(f"no CPython {minor} installed with pyenv on this machine")
+    environment = tmp_path / "venv"
+    _run(python, "-m", "venv", "--without-pip", environment, cwd=tmp_path)
+    installed = subprocess.run(  # this pip, for that Python; the dependencies from the index
+        [
+            *(sys.executable, "-m", "pip", "--python", str(environment / "bin" / "python")),
+            *("install", "--quiet", str(wheel)),
+        ],
+        cwd=tmp_path,
+        env=_environment(),
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    if installed.returncode != 0 and re.search(
+        r"No matching distribution|Could not find a version|connection|Network is unreachable",
+        installed.stderr,
+        flags=re.IGNORECASE,
+    ):
+        pytest.skip(
+            f"pip cannot get the dependencies for Python {minor}: {installed.stderr[-300:]}"
+        )
+    assert installed.returncode == 0, installed.stderr[-3000:]
+    code = "import dra_metadata._speedups as module; print(module.__file__)"
+    location = _run(environment / "bin" / "python", "-c", code, cwd=tmp_path).strip()
+    assert location.endswith("/dra_metadata/_speedups.abi3.so")
+    assert Path(location).is_relative_to(environment)
+    there = _decode_in(environment, "")
+    assert there[0] == "True"  # the compiled check is used there
+    assert there == _decode_in(venv, "")

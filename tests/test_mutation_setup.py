@@ -7,6 +7,7 @@ command fail or score the wrong thing.
 from __future__ import annotations
 
 import importlib.util
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -174,3 +175,40 @@ print(sorted(entry.name for entry in run.iterdir()))
     assert sorted(entry.name for entry in run.iterdir()) == ["lock"]  # outside: untouched
     assert (run / "lock" / "written").read_text() == "through the symlink"
     assert list(original.iterdir()) == []
+
+
+def test_never_active_entries_are_not_measured_rather_than_equivalent(
+    script: ModuleType, capsys: pytest.CaptureFixture[str]
+) -> None:
+    equivalent = script.Equivalent("m.x_f__mutmut_2", "0123456789ab", "a change no test sees", 1)
+    import_time = script.Equivalent(
+        "m.x_f__mutmut_3", "0123456789ab", "never active: runs at import; test_x kills it", 2
+    )
+    assert not equivalent.never_active
+    assert import_time.never_active
+    module = script.Module("m", Path("m.py"))
+    module.statuses = {
+        "m.x_f__mutmut_1": "killed",
+        "m.x_f__mutmut_2": "survived",
+        "m.x_f__mutmut_3": "survived",
+        "m.x_f__mutmut_4": "survived",
+    }
+    module.equivalent = {"m.x_f__mutmut_2": equivalent}
+    module.not_measured = {"m.x_f__mutmut_3": import_time}
+    module.survivors = {"m.x_f__mutmut_4": "fedcba987654"}
+    assert module.score == 50.0  # 1 killed of the 2 measured and not equivalent
+    script.report([module], show=False)
+    printed = capsys.readouterr().out
+    header, row = printed.strip().splitlines()[:2]
+    assert header.split() == [
+        *("module", "mutants", "killed", "survived", "equiv.", "not", "run", "score", "time")
+    ]
+    assert row.split() == ["m", "4", "1", "1", "1", "1", "50.0%", "-"]
+    assert "not run: mutants of code that runs at import" in printed
+    assert "not measured, left out of the score (not equivalent" in printed
+
+
+def test_every_never_active_entry_names_the_test_that_kills_it(script: ModuleType) -> None:
+    for entry in script.load_equivalents():
+        if entry.never_active:
+            assert re.search(r"applied by hand, test_\w+ kills it", entry.reason), entry

@@ -598,3 +598,34 @@ def test_an_ints_element_beyond_int64_is_an_error(
     assert str(error).endswith(
         f"field {field}: expected an integer in the int64 range, got the number {element}"
     )
+
+
+def test_layout_derivation_does_work_in_proportion_to_the_attributes(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The work of deriving a layout (the member names and types it lays out) grows with the
+    number of attributes, not with attributes x devices: counted, not timed. Devices unlike
+    each other must not try the first device's layout repeated over all of them (200 devices
+    of which the first has 100 attributes would lay out 20,000)."""
+    laid_out: list[int] = []
+    layout = convert_module._layout
+
+    def counted(names: list[str], repeats: int) -> Any:
+        laid_out.append(len(names) * repeats)
+        return layout(names, repeats)
+
+    monkeypatch.setattr(convert_module, "_layout", counted)
+    monkeypatch.setattr(convert_module, "_LAYOUTS", {})  # nothing remembered: derived anew
+    first = {f"a{index:03d}": {"int": index} for index in range(100)}
+    devices = [{"driver": "d", "pool": "p", "name": "n0", "attributes": first}] + [
+        {"driver": "d", "pool": "p", "name": f"n{index}", "attributes": {"b": {"string": "s"}}}
+        for index in range(1, 200)
+    ]
+    attributes = 100 + 199
+    metadata = decode_stream(stream(wire_object(requests=[{"name": "r", "devices": devices}])))
+    assert len(metadata.metadata.devices) == 200
+    assert sum(laid_out) <= attributes, laid_out
+    laid_out.clear()
+    alike = [{**device, "attributes": first} for device in devices]  # one layout, repeated
+    decode_stream(stream(wire_object(requests=[{"name": "r", "devices": alike}])))
+    assert sum(laid_out) <= 200 * 100, laid_out

@@ -34,6 +34,7 @@ from dra_metadata import (
     resource_claim_template_file_path,
     resource_claim_template_request_dir,
 )
+from dra_metadata import _read as read_module
 
 from helpers import V1ALPHA1, V1BETA1, compact, stream, wire_object
 
@@ -239,6 +240,34 @@ class TestAFileThatOutgrowsItsSize:
         assert info.value.limit == limit
         shown = int(str(info.value).partition("(at least ")[2].partition(" bytes)")[0])
         assert limit < shown <= size
+
+    @pytest.mark.parametrize(
+        ("size_before", "limit", "shown"),
+        [
+            (10, 100, 65536),  # the first read asks for 64 KiB when the size says less
+            (100_000, 200_000, 100_000 + 65536 + 65536),  # the size first, then 64 KiB reads
+        ],
+    )
+    def test_at_least_counts_the_bytes_of_the_reads(
+        self, tmp_path: Path, size_before: int, limit: int, shown: int
+    ) -> None:
+        """The size each read asks for decides the "at least" of the message: pinned for a
+        regular file that grows between its fstat and the reads."""
+        path = tmp_path / "d-metadata.json"
+        path.write_bytes(b"x" * size_before)
+        descriptor = os.open(path, os.O_RDONLY)
+        try:
+            assert os.fstat(descriptor).st_size == size_before
+            with path.open("ab") as appended:  # the file grows after its status was taken
+                appended.write(b"x" * (1_000_000 - size_before))
+            with pytest.raises(MetadataTooLargeError) as info:
+                read_module._content(descriptor, path, size_before, limit)
+        finally:
+            os.close(descriptor)
+        assert str(info.value) == (
+            f"{path}: file is larger than the limit of {limit} bytes (at least {shown} bytes); "
+            "pass max_size= to raise the limit"
+        )
 
 
 class TestReadTemplateMetadataDriver:

@@ -310,6 +310,34 @@ class TestTimeoutAttribute:
         assert error.timeout == timeout
         assert str(error).startswith(f"{path.parent}: not ready after {shown} s: ")
 
+    def test_a_zero_timeout_ends_under_a_clock_that_does_not_move(
+        self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """The deadline is reached when the clock reads it (>=), not only once past it: with
+        timeout=0 and a clock that does not move, the wait must raise, not pause 0 s forever.
+        The join timeout is a hang guard, not a measure of speed."""
+        publish(tmp_path, "a.example.com", [nic("a0", "a.example.com")])  # no network data
+        frozen = time.monotonic()
+        outcome: list[BaseException] = []
+
+        def wait() -> None:
+            try:
+                wait_for_network_data("c", "nic", root=tmp_path, timeout=0)
+            except BaseException as error:  # noqa: BLE001 - judged below
+                outcome.append(error)
+
+        monkeypatch.setattr(time, "monotonic", lambda: frozen)
+        thread = threading.Thread(target=wait, daemon=True)
+        thread.start()
+        thread.join(30)
+        ended = not thread.is_alive()
+        monkeypatch.undo()  # a wait still looping sees the clock move again, and ends
+        thread.join(30)
+        assert ended, "the wait with timeout=0 loops under a clock that does not move"
+        (error,) = outcome
+        assert isinstance(error, WaitTimeoutError)
+        assert error.timeout == 0
+
     def test_nothing_there_yet(self, tmp_path: Path) -> None:
         directory = resource_claim_request_dir("c", "nic", root=tmp_path)
         options: dict[str, Any] = {"root": tmp_path, "timeout": SHORT}

@@ -10,7 +10,10 @@ them, then breaks them in every way an attribute can be wrong.
 from __future__ import annotations
 
 import hashlib
+import json
 import os
+import re
+import subprocess
 import sys
 from typing import Any
 
@@ -91,6 +94,21 @@ def test_the_compiled_module_is_built_from_the_source_beside_it() -> None:
     assert hashlib.sha256(source.read_bytes()).hexdigest() == SOURCE_SHA256, (
         "dra_metadata._speedups was built from another _speedups.c: run pip install -e . again"
     )
+
+
+def test_the_module_is_built_for_the_oldest_supported_python() -> None:
+    """The limited API version the source asks for, the wheel's tag (hatch_build.py) and the
+    oldest Python the package supports are one version."""
+    import hatch_build  # noqa: PLC0415 - the build hook, at the root of the checkout
+
+    source = (REPO / "dra_metadata" / "_speedups.c").read_text()
+    (limited,) = re.findall(r"^#define Py_LIMITED_API 0x([0-9A-F]{8})$", source, re.MULTILINE)
+    major, minor = int(limited[0:2], 16), int(limited[2:4], 16)
+    assert f"cp{major}{minor}" == hatch_build.OLDEST_PYTHON
+    assert hatch_build.MODULE_NAME == "_speedups.abi3.so"
+    assert hatch_build.wheel_tag().startswith(f"cp{major}{minor}-abi3-")
+    pyproject = (REPO / "pyproject.toml").read_text()
+    assert f'requires-python = ">={major}.{minor}"' in pyproject
 
 
 # The property: both implementations agree on every input.
@@ -177,14 +195,16 @@ def _layout_and_values(draw: st.DrawFn) -> tuple[Any, list[Any]]:
 
 @needs_compiled
 @settings(max_examples=400, deadline=None)
-@given(_layout_and_values(), st.booleans())
+@given(_layout_and_values(), st.sampled_from(["list", "dict values", "tuple"]))
 def test_the_compiled_check_agrees_with_the_python_one(
-    case: tuple[Any, list[Any]], as_a_dict: bool
+    case: tuple[Any, list[Any]], passed_as: str
 ) -> None:
     layout, values = case
     given_values: Any = values
-    if as_a_dict:  # what the decoder passes for one device: the values of its attributes
+    if passed_as == "dict values":  # what the decoder passes for one device
         given_values = {f"a{index}": value for index, value in enumerate(values)}.values()
+    elif passed_as == "tuple":
+        given_values = tuple(values)
     expected = convert_module._python_members_as_laid_out(given_values, layout)
     found = compiled(given_values, layout)  # type: ignore[misc]
     if expected is None:
@@ -224,31 +244,212 @@ def test_both_checks_accept_a_fitting_layout_and_refuse_each_kind_of_wrong_attri
             assert check(values, layout) is None, (check, what)
 
 
+def _outcome(check: Any, *arguments: Any) -> tuple[Any, ...]:
+    """What a caller sees of one call: the result, or the type and text of the exception."""
+    try:
+        result = check(*arguments)
+    except Exception as error:  # noqa: BLE001 - the comparison is the point
+        return (type(error).__name__, str(error))
+    return ("returned", result)
+
+
 @needs_compiled
-@pytest.mark.parametrize(
-    ("arguments", "message"),
-    [
-        (([],), "takes values and a layout"),
-        (([], ([], []), None), "takes values and a layout"),
-        (([], [[], []]), "the layout must be a tuple"),
-        (([], ([],)), "the layout must be a tuple"),
-        (([], ((), [])), "names and types must be lists of one length"),
-        (([], (["int"], [])), "names and types must be lists of one length"),
-        ((5, ([], [])), "not iterable"),
-    ],
-)
-def test_the_compiled_check_refuses_what_it_cannot_read(
-    arguments: tuple[Any, ...], message: str
+def test_the_compiled_check_refuses_a_call_without_two_arguments() -> None:
+    layout = convert_module._layout(["int"], 1)
+    for arguments in [(), ([],), ([], layout, None)]:
+        with pytest.raises(TypeError, match="takes values and a layout"):
+            compiled(*arguments)  # type: ignore[misc]
+
+
+def _values_then_an_error() -> Any:
+    yield {"int": 1}
+    raise ValueError("from the values")
+
+
+def _hand_made_layouts() -> dict[str, tuple[Any, Any]]:
+    """Arguments the decoder never passes: each goes to the Python twin, or takes the fast path
+    with the twin's answer."""
+    layout = convert_module._layout
+    made = convert_module._Layout
+    fits = [{"int": 1}, {"bool": True}]
+    return {
+        "a plain tuple": (fits, (["int", "bool"], [int, bool])),
+        "a list": (fits, [["int", "bool"], [int, bool]]),
+        "no layout": (fits, None),
+        "names of a tuple": (fits, made(("int", "bool"), [int, bool], None, ())),  # type: ignore[arg-type]
+        "fewer types": (fits, made(["int", "bool"], [int], None, ())),
+        "more types": (fits, made(["int", "bool"], [int, bool, str], None, ())),
+        "a name not a str": (fits, made([1, "bool"], [int, bool], None, ())),  # type: ignore[list-item]
+        "ints picking a str": ([{"string": "s"}], made(["string"], [str], lambda _: ("s",), ())),
+        "ints picking nothing": (fits, made(["int", "bool"], [int, bool], lambda _: (), ())),
+        "ints that raise": (fits, made(["int", "bool"], [int, bool], lambda _: 1 / 0, ())),
+        "ints left out": ([{"int": 2**64}], made(["int"], [int], None, ())),
+        "values without a length": (_values_then_an_error(), layout(["int", "int"], 1)),
+        "values not iterable": (5, layout(["int"], 1)),
+        "values as a tuple": (tuple(fits), layout(["int", "bool"], 1)),
+        "values as a set of keys": ({"int": 1}.keys(), layout(["int"], 1)),
+        "an attribute not a dict": ([{"int": 1}, ["bool"]], layout(["int", "bool"], 1)),
+        "a dict subclass": ([type("D", (dict,), {})(int=1)], layout(["int"], 1)),
+    }
+
+
+@needs_compiled
+@pytest.mark.parametrize("case", list(_hand_made_layouts()))
+def test_the_compiled_check_answers_as_the_python_one_on_any_arguments(case: str) -> None:
+    values, layout = _hand_made_layouts()[case]
+    again, _ = _hand_made_layouts()[case]  # a generator is used up by the first call
+    expected = _outcome(convert_module._python_members_as_laid_out, values, layout)
+    assert _outcome(compiled, again, layout) == expected
+
+
+# Hostile objects: each of these ended in SIGSEGV (use-after-free or NULL dereference under
+# AddressSanitizer) when the loop held borrowed references and raw list slots while Python code
+# ran. Each runs in its own interpreter, where it must not die by a signal, and must give what
+# the Python twin gives.
+
+_HOSTILE = {
+    "the values' iterator shrinks the layout lists": """
+layout = convert._layout(["int"] * 8, 1)
+class Values:
+    def __len__(self):
+        return 8
+    def __iter__(self):
+        for index in range(8):
+            if index == 4:
+                layout.names.clear()
+                layout.types.clear()
+            yield {"int": index}
+values = Values()
+""",
+    "a key's __eq__ clears the dict whose member is then returned": """
+class Key:
+    def __hash__(self):
+        return hash("int")
+    def __eq__(self, other):
+        attribute.clear()
+        return True
+attribute = {Key(): 2**40 + 7}
+values = [attribute]
+layout = convert._layout(["int"], 1)
+""",
+    "a key's __eq__ frees the layout name compared": """
+class Key:
+    def __hash__(self):
+        return hash(layout.names[0])
+    def __eq__(self, other):
+        layout.names.clear()
+        return True
+layout = convert._layout(["".join(["in", "t"]), "".join(["in", "t"])], 1)
+values = [{Key(): 5}, {"int": 6}]
+""",
+    "the half-built result is reached through gc.get_referrers and cleared": """
+import gc
+first = 2**40 + 11  # in the int64 range, and not a cached small int
+class Key:
+    def __hash__(self):
+        return hash("int")
+    def __eq__(self, other):
+        for holder in gc.get_referrers(first):
+            if type(holder) is list and holder is not values:
+                print(repr(holder), file=sys.stderr)
+                holder.clear()
+        return True
+values = [{"int": first}, {Key(): 3}, {"int": 4}]
+layout = convert._layout(["int"] * 3, 1)
+""",
+    "a str subclass key": """
+class Key(str):
+    def __eq__(self, other):
+        layout.names.clear()
+        return True
+    __hash__ = str.__hash__
+layout = convert._layout(["int"], 1)
+values = [{Key("int"): 5}]
+""",
+    "a metaclass whose __eq__ changes the layout": """
+class Meta(type):
+    def __eq__(self, other):
+        layout.types.clear()
+        return True
+    __hash__ = type.__hash__
+Odd = Meta("Odd", (), {})
+layout = convert._Layout(["int", "int"], [Odd, Odd], None, ())
+values = [{"int": 1}, {"int": 2}]
+""",
+    "ints that empty the members and the layout": """
+def pick(members):
+    layout.names.clear()
+    members.clear()
+    return (1,)
+layout = convert._Layout(["int"], [int], pick, ())
+values = [{"int": 1}]
+""",
+}
+_HOSTILE_RUN = """
+import json, sys
+from dra_metadata import _convert as convert
+from dra_metadata._speedups import members_as_laid_out as compiled
+
+def outcome(check):
+    exec(sys.argv[1], globals())
+    try:
+        result = check(values, layout)
+    except Exception as error:
+        return [type(error).__name__, str(error)]
+    return ["returned", repr(result)]
+
+print(json.dumps([outcome(convert._python_members_as_laid_out), outcome(compiled)]))
+"""
+
+
+@needs_compiled
+@pytest.mark.parametrize("case", list(_HOSTILE))
+def test_hostile_objects_cannot_crash_the_compiled_check(case: str, tmp_path: Any) -> None:
+    environment = {
+        key: value
+        for key, value in os.environ.items()
+        if key != convert_module.PURE_PYTHON_VARIABLE
+    }
+    result = subprocess.run(
+        [sys.executable, "-c", _HOSTILE_RUN, _HOSTILE[case]],
+        cwd=tmp_path,
+        env={**environment, "PYTHONPATH": str(REPO)},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert result.returncode >= 0, f"killed by signal {-result.returncode}: {result.stderr}"
+    assert result.returncode == 0, result.stderr
+    expected, found = json.loads(result.stdout)
+    assert found == expected
+
+
+@needs_compiled
+def test_the_decoders_arguments_take_the_fast_path_and_no_others(
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    with pytest.raises(TypeError, match=message):
-        compiled(*arguments)  # type: ignore[misc]
+    """The route: what orjson gives never reaches the Python twin; anything that could run
+    Python code inside the loop does."""
+    asked: list[object] = []
+    python_check = convert_module._python_members_as_laid_out
 
+    def counted(values: Any, layout: Any) -> Any:
+        asked.append(values)
+        return python_check(values, layout)
 
-@needs_compiled
-def test_the_compiled_check_passes_on_an_error_of_the_values() -> None:
-    def values() -> Any:
-        yield {"int": 1}
-        raise ValueError("from the values")
+    monkeypatch.setattr(convert_module, "_python_members_as_laid_out", counted)
+    layout = convert_module._layout(["int", "string", "ints"], 2)
+    attributes = [{"int": 1}, {"string": "s"}, {"ints": [1]}] * 2
+    for values in (attributes, {f"a{i}": v for i, v in enumerate(attributes)}.values()):
+        assert compiled(values, layout) == [1, "s", [1]] * 2  # type: ignore[misc]
+    for refused in ([*attributes[:5], {"int": 1}], [*attributes[:5], {"ints": [1], "x": 2}]):
+        assert compiled(refused, layout) is None  # type: ignore[misc]
+    assert asked == []
 
-    with pytest.raises(ValueError, match="from the values"):
-        compiled(values(), convert_module._layout(["int", "int"], 1))  # type: ignore[misc]
+    class Key(str):
+        __slots__ = ()
+
+    hostile = [*attributes[:5], {Key("ints"): [1]}]
+    assert compiled(hostile, layout) == [1, "s", [1]] * 2  # type: ignore[misc]
+    assert asked == [hostile]

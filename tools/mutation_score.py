@@ -21,9 +21,8 @@ that a mutant makes write there fails (the mutant is killed) and leaves nothing 
 tests of the next mutants to find. Where it cannot, it says so, and it always checks after the
 run that no such directory was left behind (it removes one the run made).
 
-A mutant that survives is either a gap in the tests or equivalent: a change no test can see
-(or code that runs at import, which mutmut never switches to the mutant). Equivalent mutants
-are listed in tools/mutation-equivalents.txt, one per line::
+A mutant that survives is either a gap in the tests or equivalent: a change no test can see.
+Equivalent mutants are listed in tools/mutation-equivalents.txt, one per line::
 
     <mutant name> <fingerprint> <why no test can tell it from the original>
 
@@ -31,6 +30,11 @@ The fingerprint is a hash of the mutant's diff (what ``mutmut show <name>`` prin
 header lines), so an entry stops applying when the code around the mutation changes; a
 survivor's fingerprint is printed next to its name. The score of a module is the share of its
 mutants that the tests kill (a timeout or a crash counts as killed), equivalent ones left out.
+
+Entries whose reason starts "never active" are not equivalent: they mutate code that runs while
+the module is imported, which mutmut never switches to the mutant, so the run cannot measure
+them (applied by hand, the tests named in the reason kill them). They are left out of the score
+as not measured, and reported in a column of their own, never counted as equivalent.
 """
 
 from __future__ import annotations
@@ -60,6 +64,9 @@ EQUIVALENTS = PROJECT / "tools" / "mutation-equivalents.txt"
 MUTANTS = PROJECT / "mutants"
 MUTANT_SEPARATOR = "__mutmut_"
 
+NEVER_ACTIVE = "never active"
+"""How the reason of an entry that the run cannot measure starts (see the module docstring)."""
+
 DETECTED = frozenset({"killed", "timeout", "segfault", "caught by type check"})
 UNDETECTED = frozenset({"survived", "no tests", "suspicious"})
 """Every other status (not checked, skipped, interrupted) means the run did not finish."""
@@ -76,6 +83,11 @@ class Equivalent:
     def function(self) -> str:
         return function_of(self.mutant)
 
+    @property
+    def never_active(self) -> bool:
+        """A mutant of import-time code: not measured by the run, not equivalent."""
+        return self.reason.startswith(NEVER_ACTIVE)
+
 
 @dataclass
 class Module:
@@ -84,6 +96,8 @@ class Module:
     seconds: float | None = None
     statuses: dict[str, str] = field(default_factory=dict)
     equivalent: dict[str, Equivalent] = field(default_factory=dict)
+    not_measured: dict[str, Equivalent] = field(default_factory=dict)
+    """Mutants of import-time code (entries that start "never active"): not run, not scored."""
     survivors: dict[str, str] = field(default_factory=dict)
     """Undetected mutants that are not listed as equivalent, with their fingerprints."""
 
@@ -92,7 +106,7 @@ class Module:
 
     @property
     def score(self) -> float | None:
-        counted = len(self.statuses) - len(self.equivalent)
+        counted = len(self.statuses) - len(self.equivalent) - len(self.not_measured)
         return None if counted <= 0 else 100 * self.count(DETECTED) / counted
 
 
@@ -196,7 +210,10 @@ def judge(module: Module, equivalents: list[Equivalent], used: set[Equivalent]) 
         if candidates:  # the same change in the same function: one entry each
             entry = candidates.pop(0)
             used.add(entry)
-            module.equivalent[mutant] = entry
+            if entry.never_active:
+                module.not_measured[mutant] = entry
+            else:
+                module.equivalent[mutant] = entry
         else:
             module.survivors[mutant] = mark
 
@@ -215,15 +232,22 @@ def summary(mutant: str, path: Path) -> str:
 
 def report(modules: list[Module], *, show: bool) -> None:
     header = f"{'module':<28}{'mutants':>8}{'killed':>8}{'survived':>9}{'equiv.':>8}"
-    print(f"\n{header}{'score':>8}{'time':>9}")
+    print(f"\n{header}{'not run':>9}{'score':>8}{'time':>9}")
     for module in modules:
         unfinished = len(module.statuses) - module.count(DETECTED | UNDETECTED)
         score = "-" if module.score is None else f"{module.score:.1f}%"
         seconds = "-" if module.seconds is None else f"{module.seconds:.0f} s"
         print(
             f"{module.name:<28}{len(module.statuses):>8}{module.count(DETECTED):>8}"
-            f"{len(module.survivors):>9}{len(module.equivalent):>8}{score:>8}{seconds:>9}"
+            f"{len(module.survivors):>9}{len(module.equivalent):>8}"
+            f"{len(module.not_measured):>9}{score:>8}{seconds:>9}"
             + (f"  ({unfinished} not checked: the run did not finish)" if unfinished else "")
+        )
+    if any(module.not_measured for module in modules):
+        print(
+            "not run: mutants of code that runs at import, which mutmut never switches on; "
+            "not measured, left out of the score (not equivalent: the tests named in "
+            f"{EQUIVALENTS.name} kill them when applied by hand)"
         )
     for module in modules:
         if module.survivors:
