@@ -1,4 +1,5 @@
-"""Build hook of hatchling: compiles the decoder's attribute check (dra_metadata/_speedups.c).
+"""Build hook of hatchling: compiles the decoder's attribute check
+(dra_metadata/_decoding/_speedups.c).
 
 A wheel built where a C compiler and the Python headers are found holds the compiled module,
 and is tagged for the interpreter that built it; anywhere else the build still succeeds, with a
@@ -21,7 +22,7 @@ from typing import Any
 
 from hatchling.builders.hooks.plugin.interface import BuildHookInterface
 
-SOURCE = Path("dra_metadata", "_speedups.c")
+SOURCE = Path("dra_metadata", "_decoding", "_speedups.c")
 PURE_BUILD = "DRA_METADATA_BUILD_PURE"
 
 
@@ -40,7 +41,7 @@ class SpeedupsBuildHook(BuildHookInterface):  # type: ignore[type-arg]
             return
         name = f"_speedups{sysconfig.get_config_var('EXT_SUFFIX')}"
         if version == "editable":
-            target = Path(self.root, "dra_metadata", name)
+            target = Path(self.root, "dra_metadata", "_decoding", name)
             target.unlink(missing_ok=True)  # a failed build leaves no module of another source
         else:
             self._temporary = tempfile.mkdtemp(prefix="dra-metadata-build-")
@@ -53,7 +54,7 @@ class SpeedupsBuildHook(BuildHookInterface):  # type: ignore[type-arg]
             )
             return
         if version != "editable":
-            build_data["force_include"][str(target)] = f"dra_metadata/{name}"
+            build_data["force_include"][str(target)] = f"dra_metadata/_decoding/{name}"
             build_data["pure_python"] = False
             build_data["infer_tag"] = True
 

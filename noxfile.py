@@ -28,7 +28,8 @@ ONE_INTERPRETER_MARK = "one_interpreter"
 README's test command); the tests sessions of the other interpreters deselect them."""
 
 PURE_PYTHON_VARIABLE = "DRA_METADATA_PURE_PYTHON"
-"""dra_metadata._convert.PURE_PYTHON_VARIABLE (tests/test_ci.py checks that they agree)."""
+"""dra_metadata._decoding._convert.PURE_PYTHON_VARIABLE (tests/test_ci.py checks that they
+agree)."""
 
 nox.options.sessions = ["lint", "typecheck", "tests"]
 nox.options.default_venv_backend = "venv"

@@ -20,7 +20,7 @@ from datetime import datetime, timezone
 import orjson
 from hypothesis import strategies as st
 
-from dra_metadata._models import (
+from dra_metadata._model._models import (
     INT64_MAX,
     INT64_MIN,
     AttributeMap,
@@ -33,7 +33,7 @@ from dra_metadata._models import (
     ObjectMeta,
     OwnerReference,
 )
-from dra_metadata._versions import KIND, KNOWN_API_VERSIONS
+from dra_metadata._model._versions import KIND, KNOWN_API_VERSIONS
 from dra_metadata.writer import encode_stream
 
 __all__ = [

@@ -14,8 +14,8 @@ from typing import Any, Literal
 
 import orjson
 
-from dra_metadata._errors import MetadataEncodeError
-from dra_metadata._models import (
+from dra_metadata._model._errors import MetadataEncodeError
+from dra_metadata._model._models import (
     AttributeMap,
     Device,
     DeviceAttribute,
@@ -26,15 +26,15 @@ from dra_metadata._models import (
     OwnerReference,
     wire_attribute,
 )
-from dra_metadata._paths import (
+from dra_metadata._model._versions import KIND, KNOWN_API_VERSIONS
+from dra_metadata._reading._paths import (
     StrPath,
     _check_name,
     _request_directory_name,
     check_file_name_length,
 )
-from dra_metadata._read import DEFAULT_MAX_SIZE, read_metadata_file
-from dra_metadata._versions import KIND, KNOWN_API_VERSIONS
-from dra_metadata._write import FILE_MODE, Directory, WriteMode, check_mode
+from dra_metadata._reading._read import DEFAULT_MAX_SIZE, read_metadata_file
+from dra_metadata._writing._write import FILE_MODE, Directory, WriteMode, check_mode
 
 __all__ = [
     "FILE_MODE",

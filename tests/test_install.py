@@ -30,7 +30,7 @@ _NOT_PASSED = {
     *("PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV", "DRA_METADATA_ROOT"),
     "DRA_METADATA_PURE_PYTHON",  # the installed package decodes as a user's does
 }
-_COMPILED_MODULE = f"dra_metadata/_speedups{sysconfig.get_config_var('EXT_SUFFIX')}"
+_COMPILED_MODULE = f"dra_metadata/_decoding/_speedups{sysconfig.get_config_var('EXT_SUFFIX')}"
 
 
 def _environment(**added: str) -> dict[str, str]:
@@ -202,7 +202,7 @@ def test_the_wheel_holds_the_compiled_check_for_this_python(wheel: Path, venv: P
     assert not [name for name in names if name.endswith(".c")]
     assert "Root-Is-Purelib: false" in tags
     assert "Tag: py3-none-any" not in tags
-    code = "import dra_metadata._convert as convert; print(convert.COMPILED)"
+    code = "import dra_metadata._decoding._convert as convert; print(convert.COMPILED)"
     assert _run(venv / "bin" / "python", "-c", code, cwd=venv) == "True\n"
 
 
@@ -244,7 +244,7 @@ def _decode_in(venv: Path, prelude: str, **environment: str) -> list[str]:
     script = (
         f"{prelude}\n"
         "import json, pathlib, sys\n"
-        "import dra_metadata, dra_metadata._convert as convert\n"
+        "import dra_metadata, dra_metadata._decoding._convert as convert\n"
         "print(convert.COMPILED)\n"
         "for path in sorted(pathlib.Path(sys.argv[1]).rglob('*.json')):\n"
         "    result = dra_metadata.decode_stream(path.read_bytes())\n"
@@ -260,7 +260,7 @@ def _decode_in(venv: Path, prelude: str, **environment: str) -> list[str]:
     [
         pytest.param("", {"DRA_METADATA_PURE_PYTHON": "1"}, id="asked for Python"),
         pytest.param(
-            "import sys; sys.modules['dra_metadata._speedups'] = None",
+            "import sys; sys.modules['dra_metadata._decoding._speedups'] = None",
             {},
             id="built without it",
         ),

@@ -1,4 +1,4 @@
-"""Wire objects to models (dra_metadata._convert), pinned by mutation testing (issue #18).
+"""Wire objects to models (dra_metadata._decoding._convert), pinned by mutation testing (issue #18).
 
 Results and errors are checked through the public API. Issue #10 also requires the realistic
 stream to stay on the fast path, which no result shows: those tests spy on the complete, slower
@@ -21,7 +21,7 @@ from dra_metadata import (
     NetworkDeviceData,
     decode_stream,
 )
-from dra_metadata import _convert as convert_module
+from dra_metadata._decoding import _convert as convert_module
 
 from helpers import stream, wire_object
 

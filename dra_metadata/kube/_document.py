@@ -11,7 +11,7 @@ import copy
 from datetime import datetime, timezone
 from typing import Any
 
-from dra_metadata._export import network_document
+from dra_metadata._model._export import network_document
 from dra_metadata.kube._models import AllocatedDevice, ClaimStatus, DeviceCondition, DeviceHealth
 
 

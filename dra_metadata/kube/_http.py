@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from dra_metadata._errors import KubeAPIError
-from dra_metadata._missing import WORDING
+from dra_metadata._model._errors import KubeAPIError
+from dra_metadata._reading._missing import WORDING
 from dra_metadata.kube._errors import (
     INSTALL_HINT,
     Target,

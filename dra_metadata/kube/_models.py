@@ -11,8 +11,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal
 
-from dra_metadata._errors import MetadataNotFoundError
-from dra_metadata._models import (
+from dra_metadata._model._errors import MetadataNotFoundError
+from dra_metadata._model._models import (
     Device,
     DeviceMetadata,
     DeviceMetadataRequest,

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from dra_metadata._errors import KubeAPIError, MetadataNotFoundError
+from dra_metadata._model._errors import KubeAPIError, MetadataNotFoundError
 from dra_metadata.kube._errors import Target, status_error, status_error_from, transport_error
 from dra_metadata.kube._http import REQUEST_TIMEOUT_SECONDS, Api, aget_object
 from dra_metadata.kube._mapping import claim_status_from_object

@@ -10,7 +10,7 @@ from typing import Any
 
 import dra_metadata
 from dra_metadata import MetadataDecodeError, MetadataNotFoundError, MetadataReadError
-from dra_metadata._missing import describe_missing_root
+from dra_metadata._reading._missing import describe_missing_root
 from dra_metadata.cli._arguments import Command, add_output_argument, output_format, refuse
 from dra_metadata.cli._exit import EXIT_NOT_READY, EXIT_OK, report_stale
 from dra_metadata.cli._output import Output, safe_text

@@ -23,13 +23,27 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from dra_metadata._convert import NeedsExactPath, WireTypeError, describe, metadata_from_wire
-from dra_metadata._errors import MetadataDecodeError, NoCompatibleVersionError, NoMetadataError
-from dra_metadata._models import DeviceMetadata, builder
-from dra_metadata._versions import KIND, KNOWN_API_VERSIONS, ApiVersionError, normalize_api_version
+from dra_metadata._decoding._convert import (
+    NeedsExactPath,
+    WireTypeError,
+    describe,
+    metadata_from_wire,
+)
+from dra_metadata._model._errors import (
+    MetadataDecodeError,
+    NoCompatibleVersionError,
+    NoMetadataError,
+)
+from dra_metadata._model._models import DeviceMetadata, builder
+from dra_metadata._model._versions import (
+    KIND,
+    KNOWN_API_VERSIONS,
+    ApiVersionError,
+    normalize_api_version,
+)
 
 if TYPE_CHECKING:
-    from dra_metadata._validate import FieldError, Profile
+    from dra_metadata._validation._validate import FieldError, Profile
 
 _WHITESPACE = re.compile(rb"[ \t\r\n]*")
 _SEPARATOR = re.compile(rb"\}[ \t\r\n]*\{")
@@ -176,7 +190,7 @@ class _ReadError(Exception):
 
 
 def _read_value_exactly(data: bytes, start: int) -> tuple[Any, int]:
-    from dra_metadata._gojson import GoSyntaxError, parse_value  # noqa: PLC0415 - rare
+    from dra_metadata._decoding._gojson import GoSyntaxError, parse_value  # noqa: PLC0415 - rare
 
     try:
         return parse_value(data, start)
@@ -228,7 +242,7 @@ def _has_type_meta_in_another_case(value: dict[str, Any]) -> bool:
 
     Such an object needs its keys in order (the last matching key wins), which orjson loses.
     """
-    from dra_metadata._unmarshal import type_meta_key  # noqa: PLC0415 - rare
+    from dra_metadata._decoding._unmarshal import type_meta_key  # noqa: PLC0415 - rare
 
     return any(type_meta_key(key) for key in value.keys() - _TOP_LEVEL_KEYS)
 
@@ -236,11 +250,11 @@ def _has_type_meta_in_another_case(value: dict[str, Any]) -> bool:
 def _object_api_version(value: Any, index: int, path: Path | None) -> str:
     if type(value) is dict:
         return _classify(value.get("kind"), value.get("apiVersion"), index, path)
-    from dra_metadata._gojson import Pairs, to_python  # noqa: PLC0415 - exact values only
+    from dra_metadata._decoding._gojson import Pairs, to_python  # noqa: PLC0415 - exact values only
 
     if type(value) is not Pairs:
         raise _fatal(f"is {describe(to_python(value))}, not a JSON object", index, path)
-    from dra_metadata._unmarshal import type_meta  # noqa: PLC0415
+    from dra_metadata._decoding._unmarshal import type_meta  # noqa: PLC0415
 
     api_version, kind = (
         item if item is None or type(item) is str else to_python(item) for item in type_meta(value)
@@ -254,7 +268,7 @@ def _decode_known(value: Any, api_version: str, index: int, path: Path | None) -
     try:
         if type(value) is dict:
             return metadata_from_wire(value, api_version)
-        from dra_metadata._unmarshal import unmarshal_device_metadata  # noqa: PLC0415
+        from dra_metadata._decoding._unmarshal import unmarshal_device_metadata  # noqa: PLC0415
 
         return metadata_from_wire(unmarshal_device_metadata(value), api_version)
     except WireTypeError as error:
@@ -279,7 +293,7 @@ def _field_error(
 def _go_text(data: bytes) -> str | None:
     """``data`` with what Go replaces replaced (invalid UTF-8, escaped lone surrogates), or None
     when there is nothing of the kind, i.e. when orjson refused it for another reason."""
-    from dra_metadata._gojson import sanitize  # noqa: PLC0415 - rare
+    from dra_metadata._decoding._gojson import sanitize  # noqa: PLC0415 - rare
 
     return sanitize(data)
 
@@ -381,7 +395,7 @@ def _skipped_prefix_of_any_objects(objects: list[Any], run: bytes) -> list[str |
         or b"[" in run
     ):
         return None
-    from dra_metadata._unmarshal import type_meta_key  # noqa: PLC0415 - rare
+    from dra_metadata._decoding._unmarshal import type_meta_key  # noqa: PLC0415 - rare
 
     if any(type_meta_key(key) for key in set().union(*objects) - _TOP_LEVEL_KEYS):
         return None
@@ -608,7 +622,7 @@ def decode_stream(data: bytes | str, *, validate: bool | Profile = False) -> Dec
     result = decode_bytes(data if type(data) is bytes else _as_bytes(data))
     if profile is None:
         return result
-    from dra_metadata._validate import validate as validate_metadata  # noqa: PLC0415
+    from dra_metadata._validation._validate import validate as validate_metadata  # noqa: PLC0415
 
     errors = validate_metadata(result.metadata, profile=profile)
     return replace(result, errors=errors)

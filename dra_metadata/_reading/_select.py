@@ -11,9 +11,9 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-from dra_metadata._errors import MetadataNotFoundError
-from dra_metadata._missing import shown_names
-from dra_metadata._models import DeviceMetadata
+from dra_metadata._model._errors import MetadataNotFoundError
+from dra_metadata._model._models import DeviceMetadata
+from dra_metadata._reading._missing import shown_names
 
 
 def select_request(metadata: DeviceMetadata, request_name: str, *, path: Path) -> DeviceMetadata:

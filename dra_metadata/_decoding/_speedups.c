@@ -110,7 +110,7 @@ static PyMethodDef speedups_methods[] = {
 
 static struct PyModuleDef speedups_module = {
     PyModuleDef_HEAD_INIT,
-    "dra_metadata._speedups",
+    "dra_metadata._decoding._speedups",
     "The compiled attribute check of the decoder (see _convert).",
     0,
     speedups_methods,

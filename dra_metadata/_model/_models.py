@@ -21,7 +21,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
-from dra_metadata._errors import AttributeNotFoundError, AttributeValueError
+from dra_metadata._model._errors import AttributeNotFoundError, AttributeValueError
 
 INT64_MIN = -(2**63)
 INT64_MAX = 2**63 - 1
@@ -634,7 +634,7 @@ class DeviceMetadata:
         from, else the newest. Go's rules apply: empty fields are left out, attributes sorted.
         Raises MetadataEncodeError for a value JSON cannot hold (a lone surrogate, ...).
         """
-        from dra_metadata._export import wire  # noqa: PLC0415 - the writer loads on first use
+        from dra_metadata._model._export import wire  # noqa: PLC0415 - the writer loads on first use
 
         return wire(self, api_version)
 
@@ -645,7 +645,7 @@ class DeviceMetadata:
         (``files``: path, driver, apiVersion, generation, skippedVersions) and the requests with
         their devices in wire form, every key present (see the README).
         """
-        from dra_metadata._export import document  # noqa: PLC0415 - loaded on first use
+        from dra_metadata._model._export import document  # noqa: PLC0415 - loaded on first use
 
         return document(self)
 

@@ -14,8 +14,8 @@ from itertools import chain, compress, count, repeat
 from operator import is_, itemgetter
 from typing import Any, NamedTuple, NoReturn, TypeVar
 
-from dra_metadata._gotime import TimeFormatError, parse_rfc3339
-from dra_metadata._models import (
+from dra_metadata._decoding._gotime import TimeFormatError, parse_rfc3339
+from dra_metadata._model._models import (
     INT64_MAX,
     INT64_MIN,
     AttributeMap,
@@ -356,12 +356,13 @@ _member_of = dict.__getitem__
 
 
 def _choose_members_as_laid_out() -> Callable[[Collection[Any], _Layout], list[Any] | None]:
-    """The compiled `_python_members_as_laid_out` (dra_metadata/_speedups.c) when the package
-    was built with it and PURE_PYTHON_VARIABLE does not ask for Python; else the Python one."""
+    """The compiled `_python_members_as_laid_out` (dra_metadata/_decoding/_speedups.c) when the
+    package was built with it and PURE_PYTHON_VARIABLE does not ask for Python; else the Python
+    one."""
     if os.environ.get(PURE_PYTHON_VARIABLE, "") not in ("", "0"):
         return _python_members_as_laid_out
     try:
-        from dra_metadata._speedups import members_as_laid_out  # noqa: PLC0415
+        from dra_metadata._decoding._speedups import members_as_laid_out  # noqa: PLC0415
     except ImportError:
         return _python_members_as_laid_out
     return members_as_laid_out

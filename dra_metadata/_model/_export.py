@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from dra_metadata._models import Device, DeviceMetadata, NetworkDeviceData, wire_attribute
-from dra_metadata._versions import KNOWN_API_VERSIONS
+from dra_metadata._model._models import Device, DeviceMetadata, NetworkDeviceData, wire_attribute
+from dra_metadata._model._versions import KNOWN_API_VERSIONS
 
 
 def wire(metadata: DeviceMetadata, api_version: str | None = None) -> dict[str, Any]:
