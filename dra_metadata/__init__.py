@@ -28,18 +28,20 @@ from dra_metadata._model._errors import (
     StaleMetadataError,
     WaitTimeoutError,
 )
+from dra_metadata._model._metadata import (
+    DeviceMetadata,
+    DeviceMetadataRequest,
+    ManagedFieldsEntry,
+    MetadataSource,
+    ObjectMeta,
+    OwnerReference,
+)
 from dra_metadata._model._models import (
     AttributeMap,
     AttributeValue,
     Device,
     DeviceAttribute,
-    DeviceMetadata,
-    DeviceMetadataRequest,
-    ManagedFieldsEntry,
-    MetadataSource,
     NetworkDeviceData,
-    ObjectMeta,
-    OwnerReference,
 )
 from dra_metadata._model._versions import GROUP_NAME, KIND, KNOWN_API_VERSIONS
 from dra_metadata._reading._paths import (

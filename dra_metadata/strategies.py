@@ -20,18 +20,20 @@ from datetime import datetime, timezone
 import orjson
 from hypothesis import strategies as st
 
+from dra_metadata._model._metadata import (
+    DeviceMetadata,
+    DeviceMetadataRequest,
+    ManagedFieldsEntry,
+    ObjectMeta,
+    OwnerReference,
+)
 from dra_metadata._model._models import (
     INT64_MAX,
     INT64_MIN,
     AttributeMap,
     Device,
     DeviceAttribute,
-    DeviceMetadata,
-    DeviceMetadataRequest,
-    ManagedFieldsEntry,
     NetworkDeviceData,
-    ObjectMeta,
-    OwnerReference,
 )
 from dra_metadata._model._versions import KIND, KNOWN_API_VERSIONS
 from dra_metadata.writer import encode_stream

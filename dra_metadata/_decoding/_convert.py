@@ -15,17 +15,19 @@ from operator import is_, itemgetter
 from typing import Any, NamedTuple, NoReturn, TypeVar
 
 from dra_metadata._decoding._gotime import TimeFormatError, parse_rfc3339
+from dra_metadata._model._metadata import (
+    DeviceMetadata,
+    DeviceMetadataRequest,
+    ManagedFieldsEntry,
+    ObjectMeta,
+    OwnerReference,
+)
 from dra_metadata._model._models import (
     INT64_MAX,
     INT64_MIN,
     AttributeMap,
     Device,
-    DeviceMetadata,
-    DeviceMetadataRequest,
-    ManagedFieldsEntry,
     NetworkDeviceData,
-    ObjectMeta,
-    OwnerReference,
     builder,
 )
 

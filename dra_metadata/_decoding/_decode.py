@@ -34,7 +34,8 @@ from dra_metadata._model._errors import (
     NoCompatibleVersionError,
     NoMetadataError,
 )
-from dra_metadata._model._models import DeviceMetadata, builder
+from dra_metadata._model._metadata import DeviceMetadata
+from dra_metadata._model._models import builder
 from dra_metadata._model._versions import (
     KIND,
     KNOWN_API_VERSIONS,

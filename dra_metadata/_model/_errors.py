@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from dra_metadata._model._models import DeviceMetadata
+    from dra_metadata._model._metadata import DeviceMetadata
     from dra_metadata._validation._validate import FieldError
 
 

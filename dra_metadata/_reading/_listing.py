@@ -15,7 +15,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from dra_metadata._model._errors import MetadataNotFoundError, MetadataReadError
-from dra_metadata._model._models import Device, DeviceMetadata, MetadataSource
+from dra_metadata._model._metadata import DeviceMetadata, MetadataSource
+from dra_metadata._model._models import Device
 from dra_metadata._reading._missing import describe_missing_root
 from dra_metadata._reading._paths import (
     RESOURCE_CLAIM_TEMPLATES_SUBDIR,

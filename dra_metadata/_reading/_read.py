@@ -20,7 +20,7 @@ from dra_metadata._model._errors import (
     MetadataValidationError,
     NoMetadataError,
 )
-from dra_metadata._model._models import (
+from dra_metadata._model._metadata import (
     DeviceMetadata,
     DeviceMetadataRequest,
     MetadataSource,

@@ -12,7 +12,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from dra_metadata._model._errors import MetadataNotFoundError
-from dra_metadata._model._models import DeviceMetadata
+from dra_metadata._model._metadata import DeviceMetadata
 from dra_metadata._reading._missing import shown_names
 
 

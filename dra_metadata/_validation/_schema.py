@@ -16,7 +16,8 @@ from typing import Any
 
 import orjson
 
-from dra_metadata._model._models import ATTRIBUTE_MEMBERS, INT64_MAX, INT64_MIN, DeviceMetadata
+from dra_metadata._model._metadata import DeviceMetadata
+from dra_metadata._model._models import ATTRIBUTE_MEMBERS, INT64_MAX, INT64_MIN
 from dra_metadata._model._versions import KIND, KNOWN_API_VERSIONS
 from dra_metadata._validation._validate import LABEL_PATTERN as _LABEL
 from dra_metadata._validation._validate import SUBDOMAIN_PATTERN as _SUBDOMAIN

@@ -31,7 +31,7 @@ from dra_metadata._model._errors import (
     MetadataReadError,
     NoMetadataError,
 )
-from dra_metadata._model._models import DeviceMetadata, MetadataSource
+from dra_metadata._model._metadata import DeviceMetadata, MetadataSource
 from dra_metadata._reading._paths import (
     METADATA_FILE_SUFFIX,
     StrPath,

@@ -13,7 +13,8 @@ from collections.abc import Callable, Generator
 from dataclasses import dataclass
 
 from dra_metadata._model._errors import StaleMetadataError, WaitTimeoutError
-from dra_metadata._model._models import Device, DeviceMetadata, camel
+from dra_metadata._model._metadata import DeviceMetadata
+from dra_metadata._model._models import Device, camel
 from dra_metadata._reading._paths import StrPath
 from dra_metadata._watch._engine import Watcher, claim_watcher
 from dra_metadata._watch._events import StopEvent
