@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from dra_metadata._decoding._convert import ExactJson, WireTypeError
+from dra_metadata._decoding._fields import ExactJson, WireTypeError
 from dra_metadata._decoding._gojson import Number, Pairs, to_python
 from dra_metadata._decoding._gotime import TimeFormatError, parse_rfc3339
 from dra_metadata._model._models import INT64_MAX, INT64_MIN
