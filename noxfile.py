@@ -94,10 +94,12 @@ def tests(session: nox.Session) -> None:
 
 @nox.session
 def lint(session: nox.Session) -> None:
-    """ruff: lint rules and formatting."""
-    session.install("ruff>=0.5")
+    """ruff: lint rules and formatting; import-linter: the layers of the package (pyproject.toml,
+    [tool.importlinter]), read from the source tree."""
+    session.install("ruff>=0.5", "import-linter>=2.1")
     session.run("ruff", "check", ".")
     session.run("ruff", "format", "--check", ".")
+    session.run("lint-imports")
 
 
 @nox.session
