@@ -113,6 +113,14 @@ def test_no_import_circle_among_the_modules() -> None:
     assert _cycles(_graph()) == []
 
 
+def test_only_the_command_imports_the_package_itself() -> None:
+    # The package's __init__ holds the layers of the import-linter contract and is in none of
+    # them: this places it above everything but the command (and __main__, which runs it).
+    importers = {name for name, imported in _graph().items() if "dra_metadata" in imported}
+    assert importers
+    assert {name for name in importers if not name.startswith("dra_metadata.cli")} == set()
+
+
 def test_a_circle_is_found() -> None:
     # The check itself: a graph with a circle through a lazy import, as the package had one.
     graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
