@@ -197,7 +197,7 @@ class DeviceMetadata:
         from, else the newest. Go's rules apply: empty fields are left out, attributes sorted.
         Raises MetadataEncodeError for a value JSON cannot hold (a lone surrogate, ...).
         """
-        from dra_metadata._model._export import wire  # noqa: PLC0415 - the writer loads on first use
+        from dra_metadata._model._export import wire  # noqa: PLC0415 - loaded on first use
 
         return wire(self, api_version)
 
