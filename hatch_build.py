@@ -1,4 +1,5 @@
-"""Build hook of hatchling: compiles the decoder's attribute check (dra_metadata/_speedups.c).
+"""Build hook of hatchling: compiles the decoder's attribute check
+(dra_metadata/_decoding/_speedups.c).
 
 A wheel built where a C compiler and the Python headers are found holds the compiled module,
 built against the limited API of CPython 3.10 (the source defines Py_LIMITED_API) as
@@ -23,7 +24,7 @@ from typing import Any
 
 from hatchling.builders.hooks.plugin.interface import BuildHookInterface
 
-SOURCE = Path("dra_metadata", "_speedups.c")
+SOURCE = Path("dra_metadata", "_decoding", "_speedups.c")
 PURE_BUILD = "DRA_METADATA_BUILD_PURE"
 MODULE_NAME = "_speedups.abi3.so"
 """The compiled module's file name: the stable ABI's, which every CPython 3.10+ imports."""
@@ -52,10 +53,10 @@ class SpeedupsBuildHook(BuildHookInterface):  # type: ignore[type-arg]
             return
         name = MODULE_NAME
         if version == "editable":
-            target = Path(self.root, "dra_metadata", name)
+            target = Path(self.root, "dra_metadata", "_decoding", name)
             # A failed build leaves no module of another source, and no module of another
             # name (a version-tagged one would be imported before the abi3 one) stays.
-            for stale in Path(self.root, "dra_metadata").glob("_speedups.*"):
+            for stale in target.parent.glob("_speedups.*"):
                 if stale.suffix in {".so", ".pyd"}:
                     stale.unlink()
         else:
@@ -69,7 +70,7 @@ class SpeedupsBuildHook(BuildHookInterface):  # type: ignore[type-arg]
             )
             return
         if version != "editable":
-            build_data["force_include"][str(target)] = f"dra_metadata/{name}"
+            build_data["force_include"][str(target)] = f"dra_metadata/_decoding/{name}"
             build_data["pure_python"] = False
             build_data["tag"] = wheel_tag()
 

@@ -29,7 +29,8 @@ ONE_INTERPRETER_MARK = "one_interpreter"
 README's test command); the tests sessions of the other interpreters deselect them."""
 
 PURE_PYTHON_VARIABLE = "DRA_METADATA_PURE_PYTHON"
-"""dra_metadata._convert.PURE_PYTHON_VARIABLE (tests/test_ci.py checks that they agree)."""
+"""dra_metadata._decoding._convert.PURE_PYTHON_VARIABLE (tests/test_ci.py checks that they
+agree)."""
 
 nox.options.sessions = ["lint", "typecheck", "docs", "tests"]
 nox.options.default_venv_backend = "venv"
@@ -94,10 +95,12 @@ def tests(session: nox.Session) -> None:
 
 @nox.session
 def lint(session: nox.Session) -> None:
-    """ruff: lint rules and formatting."""
-    session.install("ruff>=0.5")
+    """ruff: lint rules and formatting; import-linter: the layers of the package (pyproject.toml,
+    [tool.importlinter]), read from the source tree."""
+    session.install("ruff>=0.5", "import-linter>=2.1")
     session.run("ruff", "check", ".")
     session.run("ruff", "format", "--check", ".")
+    session.run("lint-imports")
 
 
 @nox.session

@@ -5,8 +5,8 @@
 Each shape is a stream as the upstream writer writes it, measured in a fresh interpreter: the
 floor is orjson.loads of the first object's bytes alone (issue #10: decode_stream at most
 2.5x the floor on every shape). Each shape is measured twice: with the compiled attribute
-check (dra_metadata/_speedups.c, which an install builds where it finds a C compiler) and in
-pure Python (DRA_METADATA_PURE_PYTHON=1, what a build without a compiler gives).
+check (dra_metadata/_decoding/_speedups.c, which an install builds where it finds a C
+compiler) and in pure Python (DRA_METADATA_PURE_PYTHON=1, what a build without a compiler gives).
 
 Also: the naive way (json + a pydantic model) on the default shape, `import dra_metadata`
 against `import pydantic, orjson` (at most 30 ms more), what the cheapest exact check for
@@ -27,7 +27,7 @@ import orjson
 from pydantic import BaseModel, ConfigDict, Field
 
 import dra_metadata
-from dra_metadata._convert import COMPILED, PURE_PYTHON_VARIABLE
+from dra_metadata._decoding._convert import COMPILED, PURE_PYTHON_VARIABLE
 
 from _common import process_seconds, python
 from _decode_cases import best_cpu_seconds, case_options, first_object, run_cases, shape_stream
@@ -148,9 +148,15 @@ def print_shapes(quick: bool) -> None:
     """Each shape's ratio with the compiled attribute check and in pure Python."""
     print(f"decode_stream / floor (orjson.loads of the first object); target <= {TARGET}x")
     if COMPILED:
-        print("  compiled: the attribute check of dra_metadata._speedups (what an install builds)")
+        print(
+            "  compiled: the attribute check of dra_metadata._decoding._speedups "
+            "(what an install builds)"
+        )
     else:
-        print("  compiled: NOT MEASURED, dra_metadata._speedups is not built for this Python")
+        print(
+            "  compiled: NOT MEASURED, dra_metadata._decoding._speedups "
+            "is not built for this Python"
+        )
     print(f"  pure Python: {PURE_PYTHON_VARIABLE}=1 (a build without a C compiler)")
     print(f"  {'shape':34} {'bytes':>7}    {'floor':>7}  {'compiled':>16}  {'pure Python':>16}")
     pure_results = run_cases(

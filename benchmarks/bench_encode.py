@@ -13,7 +13,8 @@ from __future__ import annotations
 import orjson
 
 import dra_metadata
-from dra_metadata.writer import _wire_object, encode_stream
+from dra_metadata._model._wire import _wire_object
+from dra_metadata.writer import encode_stream
 
 from _common import interleaved_best, quick_option, realistic_metadata, realistic_stream
 

@@ -8,8 +8,8 @@
 from typing import TYPE_CHECKING as _TYPE_CHECKING
 from typing import Any as _Any
 
-from dra_metadata._decode import DecodeResult, decode_stream
-from dra_metadata._errors import (
+from dra_metadata._decoding._decode import DecodeResult, decode_stream
+from dra_metadata._model._errors import (
     AttributeNotFoundError,
     AttributeValueError,
     DeviceMetadataError,
@@ -28,20 +28,23 @@ from dra_metadata._errors import (
     StaleMetadataError,
     WaitTimeoutError,
 )
-from dra_metadata._models import (
-    AttributeMap,
-    AttributeValue,
-    Device,
-    DeviceAttribute,
+from dra_metadata._model._metadata import (
     DeviceMetadata,
     DeviceMetadataRequest,
     ManagedFieldsEntry,
     MetadataSource,
-    NetworkDeviceData,
     ObjectMeta,
     OwnerReference,
 )
-from dra_metadata._paths import (
+from dra_metadata._model._models import (
+    AttributeMap,
+    AttributeValue,
+    Device,
+    DeviceAttribute,
+    NetworkDeviceData,
+)
+from dra_metadata._model._versions import GROUP_NAME, KIND, KNOWN_API_VERSIONS
+from dra_metadata._reading._paths import (
     CONTAINER_DIR,
     METADATA_FILE_SUFFIX,
     RESOURCE_CLAIM_TEMPLATES_SUBDIR,
@@ -54,18 +57,22 @@ from dra_metadata._paths import (
     resource_claim_template_file_path,
     resource_claim_template_request_dir,
 )
-from dra_metadata._read import (
+from dra_metadata._reading._read import (
     DEFAULT_MAX_SIZE,
     read_claim_metadata,
     read_metadata_file,
     read_template_metadata,
 )
-from dra_metadata._versions import GROUP_NAME, KIND, KNOWN_API_VERSIONS
 
 if _TYPE_CHECKING:
-    from dra_metadata._listing import MountedClaim, MountedDevice, list_claims, list_devices
-    from dra_metadata._schema import json_schema
-    from dra_metadata._validate import FieldError, Profile, validate
+    from dra_metadata._reading._listing import (
+        MountedClaim,
+        MountedDevice,
+        list_claims,
+        list_devices,
+    )
+    from dra_metadata._validation._schema import json_schema
+    from dra_metadata._validation._validate import FieldError, Profile, validate
     from dra_metadata._watch import (
         FORCE_POLLING_ENVIRONMENT_VARIABLE,
         NETWORK_FIELDS,
@@ -91,9 +98,11 @@ if _TYPE_CHECKING:
 
 # Imported on first use: reading (what init containers and workloads do first) must start fast.
 _LAZY = {
-    "json_schema": "_schema",
-    **dict.fromkeys(("MountedClaim", "MountedDevice", "list_claims", "list_devices"), "_listing"),
-    **dict.fromkeys(("FieldError", "Profile", "validate"), "_validate"),
+    "json_schema": "_validation._schema",
+    **dict.fromkeys(
+        ("MountedClaim", "MountedDevice", "list_claims", "list_devices"), "_reading._listing"
+    ),
+    **dict.fromkeys(("FieldError", "Profile", "validate"), "_validation._validate"),
     **dict.fromkeys(
         (
             "FORCE_POLLING_ENVIRONMENT_VARIABLE",

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from dra_metadata._paths import ROOT_ENVIRONMENT_VARIABLE
+from dra_metadata._reading._paths import ROOT_ENVIRONMENT_VARIABLE
 from dra_metadata.testing import MetadataTree
 
 

@@ -20,20 +20,21 @@ from datetime import datetime, timezone
 import orjson
 from hypothesis import strategies as st
 
-from dra_metadata._models import (
-    INT64_MAX,
-    INT64_MIN,
-    AttributeMap,
-    Device,
-    DeviceAttribute,
+from dra_metadata._model._checks import INT64_MAX, INT64_MIN
+from dra_metadata._model._metadata import (
     DeviceMetadata,
     DeviceMetadataRequest,
     ManagedFieldsEntry,
-    NetworkDeviceData,
     ObjectMeta,
     OwnerReference,
 )
-from dra_metadata._versions import KIND, KNOWN_API_VERSIONS
+from dra_metadata._model._models import (
+    AttributeMap,
+    Device,
+    DeviceAttribute,
+    NetworkDeviceData,
+)
+from dra_metadata._model._versions import KIND, KNOWN_API_VERSIONS
 from dra_metadata.writer import encode_stream
 
 __all__ = [

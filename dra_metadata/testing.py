@@ -20,18 +20,15 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from pathlib import Path
 
-from dra_metadata._errors import MetadataNotFoundError, MetadataWriteError
-from dra_metadata._models import Device, DeviceMetadata, DeviceMetadataRequest, ObjectMeta
-from dra_metadata._paths import StrPath, _check_name, metadata_file_name, request_dir
-from dra_metadata._read import read_metadata_file
-from dra_metadata._versions import KNOWN_API_VERSIONS
-from dra_metadata._write import check_mode
-from dra_metadata.writer import (
-    WriteMode,
-    _check_versions,
-    update_metadata_file,
-    write_metadata_file,
-)
+from dra_metadata._model._errors import MetadataNotFoundError, MetadataWriteError
+from dra_metadata._model._metadata import DeviceMetadata, DeviceMetadataRequest, ObjectMeta
+from dra_metadata._model._models import Device
+from dra_metadata._model._versions import KNOWN_API_VERSIONS
+from dra_metadata._model._wire import _check_versions
+from dra_metadata._reading._paths import StrPath, _check_name, metadata_file_name, request_dir
+from dra_metadata._reading._read import read_metadata_file
+from dra_metadata._writing._write import check_mode
+from dra_metadata.writer import WriteMode, update_metadata_file, write_metadata_file
 
 __all__ = ["DeviceSpec", "MetadataTree"]
 

@@ -75,7 +75,7 @@ def outcome(data: bytes) -> tuple[Any, ...]:
 def read_every_object_exactly(patch: pytest.MonkeyPatch) -> None:
     """Make decode_stream read every object with the exact parser, as it does for what orjson
     refuses: the writer's stream takes the general way, which reads with ``_read_value``."""
-    from dra_metadata import _decode as decode_module  # noqa: PLC0415
+    from dra_metadata._decoding import _decode as decode_module  # noqa: PLC0415
 
     patch.setattr(
         decode_module,

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from dra_metadata import _convert as convert_module
+from dra_metadata._decoding import _convert as convert_module
 
 from conftest import REPO
 

@@ -16,7 +16,7 @@ from dra_metadata import (
     NoMetadataError,
     decode_stream,
 )
-from dra_metadata import _convert as convert_module
+from dra_metadata._decoding import _convert as convert_module
 
 from helpers import V1ALPHA1, V1BETA1, compact, stream, wire_object
 

@@ -469,7 +469,7 @@ class TestWriterErrors:
         assert read_metadata_file(outside / "d-metadata.json").generation == 2
 
     def test_temporary_names_fit_and_are_hidden(self) -> None:
-        from dra_metadata._write import temporary_name  # noqa: PLC0415
+        from dra_metadata._writing._write import temporary_name  # noqa: PLC0415
 
         for name in ("d" * 241 + "-metadata.json", "é" * 120 + "-metadata.json", "metadata.json"):
             temporary = temporary_name(name)

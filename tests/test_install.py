@@ -31,7 +31,7 @@ _NOT_PASSED = {
     *("PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV", "DRA_METADATA_ROOT"),
     "DRA_METADATA_PURE_PYTHON",  # the installed package decodes as a user's does
 }
-_COMPILED_MODULE = "dra_metadata/_speedups.abi3.so"
+_COMPILED_MODULE = "dra_metadata/_decoding/_speedups.abi3.so"
 _PLATFORM = sysconfig.get_platform().replace("-", "_").replace(".", "_")
 _ABI3_TAG = f"cp310-abi3-{_PLATFORM}"
 """One wheel for every supported CPython: the limited API of 3.10 (Py_LIMITED_API)."""
@@ -212,7 +212,7 @@ def test_the_wheel_holds_the_compiled_check_for_every_python(wheel: Path, venv: 
     assert "Root-Is-Purelib: false" in tags
     assert [line for line in tags.splitlines() if line.startswith("Tag:")] == [f"Tag: {_ABI3_TAG}"]
     assert wheel.name.endswith(f"-{_ABI3_TAG}.whl")
-    code = "import dra_metadata._convert as convert; print(convert.COMPILED)"
+    code = "import dra_metadata._decoding._convert as convert; print(convert.COMPILED)"
     assert _run(venv / "bin" / "python", "-c", code, cwd=venv) == "True\n"
 
 
@@ -255,7 +255,7 @@ def _decode_in(venv: Path, prelude: str, **environment: str) -> list[str]:
     script = (
         f"{prelude}\n"
         "import json, pathlib, sys\n"
-        "import dra_metadata, dra_metadata._convert as convert\n"
+        "import dra_metadata, dra_metadata._decoding._convert as convert\n"
         "print(convert.COMPILED)\n"
         "for path in sorted(pathlib.Path(sys.argv[1]).rglob('*.json')):\n"
         "    result = dra_metadata.decode_stream(path.read_bytes())\n"
@@ -271,7 +271,7 @@ def _decode_in(venv: Path, prelude: str, **environment: str) -> list[str]:
     [
         pytest.param("", {"DRA_METADATA_PURE_PYTHON": "1"}, id="asked for Python"),
         pytest.param(
-            "import sys; sys.modules['dra_metadata._speedups'] = None",
+            "import sys; sys.modules['dra_metadata._decoding._speedups'] = None",
             {},
             id="built without it",
         ),
@@ -335,9 +335,9 @@ def test_the_wheel_built_here_serves_another_python(
             f"pip cannot get the dependencies for Python {minor}: {installed.stderr[-300:]}"
         )
     assert installed.returncode == 0, installed.stderr[-3000:]
-    code = "import dra_metadata._speedups as module; print(module.__file__)"
+    code = "import dra_metadata._decoding._speedups as module; print(module.__file__)"
     location = _run(environment / "bin" / "python", "-c", code, cwd=tmp_path).strip()
-    assert location.endswith("/dra_metadata/_speedups.abi3.so")
+    assert location.endswith("/dra_metadata/_decoding/_speedups.abi3.so")
     assert Path(location).is_relative_to(environment)
     there = _decode_in(environment, "")
     assert there[0] == "True"  # the compiled check is used there

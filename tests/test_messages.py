@@ -21,7 +21,7 @@ from dra_metadata import (
     read_claim_metadata,
     resource_claim_request_dir,
 )
-from dra_metadata._errors import LISTED_AT_MOST, shown_names
+from dra_metadata._model._errors import LISTED_AT_MOST, shown_names
 from dra_metadata.writer import encode_stream
 
 from helpers import stream, wire_object

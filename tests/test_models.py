@@ -346,8 +346,8 @@ def test_wire_tables_follow_the_models() -> None:
     """The decoder's field tables list every field, in field order, under its wire name."""
     from dataclasses import fields  # noqa: PLC0415
 
-    from dra_metadata._convert import WIRE_FIELD_TABLES  # noqa: PLC0415
-    from dra_metadata._models import camel  # noqa: PLC0415
+    from dra_metadata._decoding._convert import WIRE_FIELD_TABLES  # noqa: PLC0415
+    from dra_metadata._model._models import camel  # noqa: PLC0415
 
     for model, table in WIRE_FIELD_TABLES.items():
         assert [name for _, name, _ in table] == [field.name for field in fields(model)]

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from dra_metadata import CONTAINER_DIR
-from dra_metadata import _convert as convert_module
+from dra_metadata._decoding import _convert as convert_module
 
 from conftest import REPO
 
@@ -60,15 +60,17 @@ def test_every_equivalent_names_a_measured_module(
 def test_a_malformed_equivalent_is_refused(script: ModuleType, tmp_path: Path) -> None:
     path = tmp_path / "equivalents.txt"
     path.write_text(
-        "# comment\n\ndra_metadata._paths.x_f__mutmut_1 0123456789ab the reason\n"
-        "dra_metadata._paths.x_f__mutmut_2 0123456789ab\n"
+        "# comment\n\ndra_metadata._reading._paths.x_f__mutmut_1 0123456789ab the reason\n"
+        "dra_metadata._reading._paths.x_f__mutmut_2 0123456789ab\n"
     )
     with pytest.raises(ValueError, match=r"equivalents.txt:4: expected '<mutant name>"):
         script.load_equivalents(path)
-    path.write_text("dra_metadata._paths.x_f__mutmut_1 0123456789ab the reason, in words\n")
+    path.write_text(
+        "dra_metadata._reading._paths.x_f__mutmut_1 0123456789ab the reason, in words\n"
+    )
     (entry,) = script.load_equivalents(path)
     assert (entry.function, entry.fingerprint, entry.reason) == (
-        "dra_metadata._paths.x_f",
+        "dra_metadata._reading._paths.x_f",
         "0123456789ab",
         "the reason, in words",
     )

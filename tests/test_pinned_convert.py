@@ -1,4 +1,4 @@
-"""Wire objects to models (dra_metadata._convert), pinned by mutation testing (issue #18).
+"""Wire objects to models (dra_metadata._decoding._convert), pinned by mutation testing (issue #18).
 
 Results and errors are checked through the public API. Issue #10 also requires the realistic
 stream to stay on the fast path, which no result shows: those tests spy on the complete, slower
@@ -21,7 +21,8 @@ from dra_metadata import (
     NetworkDeviceData,
     decode_stream,
 )
-from dra_metadata import _convert as convert_module
+from dra_metadata._decoding import _convert as convert_module
+from dra_metadata._decoding import _fields as fields_module
 
 from helpers import stream, wire_object
 
@@ -52,8 +53,13 @@ class Calls:
 @pytest.fixture
 def calls(monkeypatch: pytest.MonkeyPatch) -> Calls:
     seen = Calls()
+    # The field checkers live in _fields and are called from both modules: each module's
+    # name is spied (a call counts once, in the module that makes it).
     for name in SLOW_CHECKS + LAYOUT_WORK:
-        monkeypatch.setattr(convert_module, name, _spy(getattr(convert_module, name), name, seen))
+        spy = _spy(getattr(convert_module, name), name, seen)
+        for module in (convert_module, fields_module):
+            if hasattr(module, name):
+                monkeypatch.setattr(module, name, spy)
     monkeypatch.setattr(convert_module, "_LAYOUTS", {})
     return seen
 

@@ -25,7 +25,8 @@ from dra_metadata import (
     decode_stream,
     read_metadata_file,
 )
-from dra_metadata import _decode as decode_module
+from dra_metadata._decoding import _decode as decode_module
+from dra_metadata._decoding import _split as split_module
 from dra_metadata.writer import encode_stream
 
 from helpers import V1ALPHA1, V1BETA1, compact, outcome, stream, wire_object
@@ -46,6 +47,7 @@ WATCHED = (
     "_as_bytes",  # converting data that is not bytes
     "resolve_profile",  # the validate= option
 )
+DECODER_MODULES = (decode_module, split_module)
 WHITESPACE = "_WHITESPACE.match"
 """The search for whitespace before an object (counted in DecoderWatch.calls)."""
 
@@ -69,15 +71,23 @@ class DecoderWatch:
             return value
 
         namespace = SimpleNamespace(loads=watched_loads, JSONDecodeError=orjson.JSONDecodeError)
-        monkeypatch.setattr(decode_module, "orjson", namespace)
+        # The decoder is two modules: _split reads values, _decode the stream. A function is
+        # watched in each module that calls it (by its name there); a call counts once.
+        for module in DECODER_MODULES:
+            monkeypatch.setattr(module, "orjson", namespace)
         for name in WATCHED:
-            monkeypatch.setattr(decode_module, name, self._counted(name))
+            counted = self._counted(name)
+            for module in DECODER_MODULES:
+                if hasattr(module, name):
+                    monkeypatch.setattr(module, name, counted)
         pattern = decode_module._WHITESPACE
         counted_match = self._counted(WHITESPACE, pattern.match)
         monkeypatch.setattr(decode_module, "_WHITESPACE", SimpleNamespace(match=counted_match))
 
     def _counted(self, name: str, function: Callable[..., Any] | None = None) -> Callable[..., Any]:
-        function = function or getattr(decode_module, name)
+        function = function or getattr(
+            decode_module if hasattr(decode_module, name) else split_module, name
+        )
 
         def counted(*arguments: Any, **options: Any) -> Any:
             self.calls[name] += 1

@@ -25,7 +25,7 @@ from dra_metadata import (
     decode_stream,
     read_metadata_file,
 )
-from dra_metadata import _decode as decode_module
+from dra_metadata._decoding import _decode as decode_module
 
 from helpers import V1ALPHA1, V1BETA1, compact, outcome, stream, wire_object
 

@@ -24,7 +24,7 @@ from dra_metadata import (
     read_metadata_file,
     read_template_metadata,
 )
-from dra_metadata._missing import WORDING
+from dra_metadata._reading._missing import WORDING
 
 from helpers import V1ALPHA1, stream, wire_object
 
@@ -362,7 +362,7 @@ def test_ten_names_are_all_shown(tmp_path: Path) -> None:
 
 
 def test_why_a_root_cannot_hold_metadata(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from dra_metadata._missing import describe_missing_root  # noqa: PLC0415 - the command's
+    from dra_metadata._reading._missing import describe_missing_root  # noqa: PLC0415 - the command's
 
     assert describe_missing_root(tmp_path) is None
     monkeypatch.setenv("DRA_METADATA_ROOT", str(tmp_path))

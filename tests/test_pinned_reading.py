@@ -34,7 +34,7 @@ from dra_metadata import (
     resource_claim_template_file_path,
     resource_claim_template_request_dir,
 )
-from dra_metadata import _read as read_module
+from dra_metadata._reading import _read as read_module
 
 from helpers import V1ALPHA1, V1BETA1, compact, stream, wire_object
 

@@ -27,7 +27,7 @@ def test_all_is_sorted_and_complete() -> None:
     assert public - modules == set(dra_metadata.__all__)
 
 
-_LAZY_MODULES = ("_listing", "_schema", "_validate", "_watch")
+_LAZY_MODULES = ("_reading._listing", "_validation._schema", "_validation._validate", "_watch")
 
 
 def _run_python(code: str) -> str:

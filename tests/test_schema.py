@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 
 from dra_metadata import KNOWN_API_VERSIONS, DeviceMetadata, json_schema, strategies, validate
-from dra_metadata._schema import render, schema_file_name
+from dra_metadata._validation._schema import render, schema_file_name
 from dra_metadata.writer import encode_stream
 
 from conftest import REPO, UPSTREAM
@@ -30,7 +30,7 @@ def validator(api_version: str) -> jsonschema.Draft202012Validator:
 def test_committed_schemas_are_what_the_models_generate(api_version: str) -> None:
     committed = (SCHEMAS / schema_file_name(api_version)).read_bytes()
     assert committed == render(api_version), (
-        "schemas/ drifted from the models: run `python -m dra_metadata._schema schemas`"
+        "schemas/ drifted from the models: run `python -m dra_metadata._validation._schema schemas`"
     )
 
 

@@ -1,4 +1,4 @@
-"""The compiled attribute check (dra_metadata/_speedups.c) against its Python twin.
+"""The compiled attribute check (dra_metadata/_decoding/_speedups.c) against its Python twin.
 
 The decoder checks attributes with the compiled module where the package was built with it,
 and with `_convert._python_members_as_laid_out` otherwise (no compiler at build time, or
@@ -21,7 +21,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dra_metadata import _convert as convert_module
+from dra_metadata._decoding import _convert as convert_module
 
 from conftest import REPO
 from helpers import compiler_and_headers
@@ -32,14 +32,14 @@ MEMBER_NAMES = ["int", "bool", "string", "version", "ints", "bools", "strings", 
 PURE = os.environ.get(convert_module.PURE_PYTHON_VARIABLE, "") not in ("", "0")
 
 try:
-    from dra_metadata._speedups import members_as_laid_out as compiled
+    from dra_metadata._decoding._speedups import members_as_laid_out as compiled
 except ImportError:
     compiled = None
 
 
 needs_compiled = pytest.mark.skipif(
     compiled is None,
-    reason="dra_metadata._speedups is not built here "
+    reason="dra_metadata._decoding._speedups is not built here "
     "(test_the_compiled_module_is_built_wherever_it_can_be says why)",
 )
 
@@ -49,7 +49,7 @@ def test_the_compiled_module_is_built_wherever_it_can_be() -> None:
     if cannot is not None:
         pytest.skip(f"{cannot}: the package is built without its compiled module")
     assert compiled is not None, (
-        "a C compiler and the Python headers are here, but dra_metadata._speedups was not "
+        "a C compiler and the Python headers are here, but dra_metadata._decoding._speedups was not "
         "built: reinstall the package (pip install -e .) and read the build's warning"
     )
 
@@ -79,7 +79,7 @@ def test_the_variable_chooses_the_check(
         assert chosen is compiled
     else:
         assert chosen is convert_module._python_members_as_laid_out
-    monkeypatch.setitem(sys.modules, "dra_metadata._speedups", None)  # as if never built
+    monkeypatch.setitem(sys.modules, "dra_metadata._decoding._speedups", None)  # as if never built
     assert convert_module._choose_members_as_laid_out() is (
         convert_module._python_members_as_laid_out
     )
@@ -88,11 +88,11 @@ def test_the_variable_chooses_the_check(
 @needs_compiled
 def test_the_compiled_module_is_built_from_the_source_beside_it() -> None:
     """An editable install keeps the module it compiled: changing the C file needs another."""
-    from dra_metadata._speedups import SOURCE_SHA256  # noqa: PLC0415
+    from dra_metadata._decoding._speedups import SOURCE_SHA256  # noqa: PLC0415
 
-    source = REPO / "dra_metadata" / "_speedups.c"
+    source = REPO / "dra_metadata" / "_decoding" / "_speedups.c"
     assert hashlib.sha256(source.read_bytes()).hexdigest() == SOURCE_SHA256, (
-        "dra_metadata._speedups was built from another _speedups.c: run pip install -e . again"
+        "dra_metadata._decoding._speedups was built from another _speedups.c: run pip install -e . again"
     )
 
 
@@ -101,7 +101,7 @@ def test_the_module_is_built_for_the_oldest_supported_python() -> None:
     oldest Python the package supports are one version."""
     import hatch_build  # noqa: PLC0415 - the build hook, at the root of the checkout
 
-    source = (REPO / "dra_metadata" / "_speedups.c").read_text()
+    source = (REPO / "dra_metadata" / "_decoding" / "_speedups.c").read_text()
     (limited,) = re.findall(r"^#define Py_LIMITED_API 0x([0-9A-F]{8})$", source, re.MULTILINE)
     major, minor = int(limited[0:2], 16), int(limited[2:4], 16)
     assert f"cp{major}{minor}" == hatch_build.OLDEST_PYTHON
@@ -387,8 +387,8 @@ values = [{"int": 1}]
 }
 _HOSTILE_RUN = """
 import json, sys
-from dra_metadata import _convert as convert
-from dra_metadata._speedups import members_as_laid_out as compiled
+from dra_metadata._decoding import _convert as convert
+from dra_metadata._decoding._speedups import members_as_laid_out as compiled
 
 def outcome(check):
     exec(sys.argv[1], globals())

@@ -29,7 +29,7 @@ from dra_metadata import (
     resource_claim_request_dir,
     validate,
 )
-from dra_metadata._validate import GO_ERROR_TYPES, ErrorType
+from dra_metadata._validation._validate import GO_ERROR_TYPES, ErrorType
 from dra_metadata.writer import encode_stream
 
 from conftest import REPO, UPSTREAM

@@ -55,11 +55,12 @@ from pathlib import Path
 
 PROJECT = Path(__file__).resolve().parent.parent
 CONTAINER_ROOT = Path("/var/run/kubernetes.io/dra-device-attributes")
-"""dra_metadata._paths.CONTAINER_DIR, the root that a mutant may make a test write to (a test
-of this script checks that they agree)."""
+"""dra_metadata._reading._paths.CONTAINER_DIR, the root that a mutant may make a test write to
+(a test of this script checks that they agree)."""
 PURE_PYTHON_VARIABLE = "DRA_METADATA_PURE_PYTHON"
-"""dra_metadata._convert.PURE_PYTHON_VARIABLE: mutation runs decode with the Python code that
-mutmut mutates, not the compiled attribute check (a test of this script checks that they agree)."""
+"""dra_metadata._decoding._convert.PURE_PYTHON_VARIABLE: mutation runs decode with the Python
+code that mutmut mutates, not the compiled attribute check (a test of this script checks that
+they agree)."""
 EQUIVALENTS = PROJECT / "tools" / "mutation-equivalents.txt"
 MUTANTS = PROJECT / "mutants"
 MUTANT_SEPARATOR = "__mutmut_"
@@ -346,7 +347,9 @@ def check_container_root(missing: Path | None) -> None:
 
 def main(arguments: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.partition("\n")[0])
-    parser.add_argument("modules", nargs="*", help="_paths, dra_metadata._read, ... (default all)")
+    parser.add_argument(
+        "modules", nargs="*", help="_paths, dra_metadata._reading._read, ... (default all)"
+    )
     parser.add_argument("--jobs", type=int, default=2, help="mutmut workers (default 2)")
     parser.add_argument("--report-only", action="store_true", help="score the last run")
     parser.add_argument("--show", action="store_true", help="print the change of each survivor")

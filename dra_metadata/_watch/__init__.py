@@ -6,6 +6,7 @@ shares), ``_inotify`` (each watcher's hints of which paths changed), ``_engine``
 (the public watch functions), ``_waits`` (waiting for a condition on the files) and
 ``_sources`` (the public waits, on the files or the Kubernetes API). This package only
 re-exports.
+May import: ``_model``, ``_decoding``, ``_reading``; ``kube`` only inside the waits on the API.
 """
 
 from dra_metadata._watch._events import MetadataEvent, MetadataEventKind, StopEvent

@@ -24,22 +24,22 @@ import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from dra_metadata._decode import decode_bytes
-from dra_metadata._errors import (
+from dra_metadata._decoding._decode import decode_bytes
+from dra_metadata._model._errors import (
     MetadataDecodeError,
     MetadataNotFoundError,
     MetadataReadError,
     NoMetadataError,
 )
-from dra_metadata._models import DeviceMetadata, MetadataSource
-from dra_metadata._paths import (
+from dra_metadata._model._metadata import DeviceMetadata, MetadataSource
+from dra_metadata._reading._paths import (
     METADATA_FILE_SUFFIX,
     StrPath,
     driver_of_file_name,
     metadata_file_name,
     request_dir,
 )
-from dra_metadata._read import list_metadata_files, read_file_bytes, request_view
+from dra_metadata._reading._read import list_metadata_files, read_file_bytes, request_view
 from dra_metadata._watch._events import MetadataEvent, MetadataEventKind, classify
 from dra_metadata._watch._inotify import Hints
 from dra_metadata._watch._options import checked_poll_interval, resolve_force_polling

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from dra_metadata._models import DeviceMetadata, MetadataSource
+from dra_metadata._model._metadata import DeviceMetadata, MetadataSource
 
 
 class StopEvent(Protocol):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from collections.abc import AsyncIterator, Iterator
 
-from dra_metadata._paths import StrPath
+from dra_metadata._reading._paths import StrPath
 from dra_metadata._watch._engine import Watcher, claim_watcher, file_watcher
 from dra_metadata._watch._events import MetadataEvent, StopEvent
 from dra_metadata._watch._options import checked_timeout

@@ -13,8 +13,9 @@ import os
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Literal, Protocol
 
-from dra_metadata._models import Device, DeviceMetadata
-from dra_metadata._paths import StrPath, request_dir
+from dra_metadata._model._metadata import DeviceMetadata
+from dra_metadata._model._models import Device
+from dra_metadata._reading._paths import StrPath, request_dir
 from dra_metadata._watch._engine import unreadable
 from dra_metadata._watch._events import StopEvent
 from dra_metadata._watch._options import WAIT_SOURCES, WaitSource

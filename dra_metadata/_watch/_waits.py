@@ -12,9 +12,10 @@ import time
 from collections.abc import Callable, Generator, Iterable
 from dataclasses import dataclass
 
-from dra_metadata._errors import StaleMetadataError, WaitTimeoutError
-from dra_metadata._models import Device, DeviceMetadata, camel
-from dra_metadata._paths import StrPath
+from dra_metadata._model._errors import StaleMetadataError, WaitTimeoutError
+from dra_metadata._model._metadata import DeviceMetadata
+from dra_metadata._model._models import Device, camel
+from dra_metadata._reading._paths import StrPath
 from dra_metadata._watch._engine import Watcher, claim_watcher
 from dra_metadata._watch._events import StopEvent
 from dra_metadata._watch._options import checked_timeout

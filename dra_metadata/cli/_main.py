@@ -17,8 +17,8 @@ from types import FrameType
 from typing import NoReturn
 
 from dra_metadata import DeviceMetadataError, InvalidNameError, MetadataValidationError
-from dra_metadata._missing import WORDING
-from dra_metadata._read import DEFAULT_MAX_SIZE, WARN_STALE, WATCH_MAX_SIZE
+from dra_metadata._reading._missing import WORDING
+from dra_metadata._reading._read import DEFAULT_MAX_SIZE, WARN_STALE, WATCH_MAX_SIZE
 from dra_metadata.cli._arguments import ArgumentParser, VersionAction, add_global_arguments
 from dra_metadata.cli._commands import command_names, load_command
 from dra_metadata.cli._exit import (

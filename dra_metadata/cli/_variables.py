@@ -90,7 +90,7 @@ def variable_values(
             try:
                 value = attribute.value  # type: ignore[union-attr]
             except dra_metadata.AttributeValueError:  # several members: say where, as validate
-                from dra_metadata._validate import iter_source_errors  # noqa: PLC0415
+                from dra_metadata._validation._validate import iter_source_errors  # noqa: PLC0415
 
                 errors = tuple(iter_source_errors(metadata, "metadata"))
                 raise MetadataValidationError(errors, metadata, path=None) from None

@@ -22,8 +22,8 @@ from typing import Any, Literal
 
 import dra_metadata
 from dra_metadata import Device, DeviceMetadata, MetadataValidationError
-from dra_metadata._missing import describe_missing, shown_names
-from dra_metadata._paths import request_dir
+from dra_metadata._reading._missing import describe_missing, shown_names
+from dra_metadata._reading._paths import request_dir
 from dra_metadata._watch._sources import chosen_source
 from dra_metadata.cli._arguments import parse_duration, parse_poll_interval
 from dra_metadata.cli._exit import PROGRAM, UsageError
@@ -314,7 +314,7 @@ def wait_until_ready(arguments: argparse.Namespace, wait: Wait) -> DeviceMetadat
 
     def checked(metadata: DeviceMetadata) -> str | None:
         if validate:
-            from dra_metadata._validate import iter_source_errors  # noqa: PLC0415 - when asked
+            from dra_metadata._validation._validate import iter_source_errors  # noqa: PLC0415 - when asked
 
             errors = tuple(iter_source_errors(metadata, validate))
             if errors:

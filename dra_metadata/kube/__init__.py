@@ -9,7 +9,7 @@ imported on first use: importing this package costs no more than the models.
 >>> kube.read_pool_status("gpu.example.com").pools  # doctest: +SKIP
 """
 
-from dra_metadata._errors import KubeAPIError
+from dra_metadata._model._errors import KubeAPIError
 from dra_metadata.kube._identity import (
     NAMESPACE_ENVIRONMENT_VARIABLE,
     POD_NAME_ENVIRONMENT_VARIABLE,

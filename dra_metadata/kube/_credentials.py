@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 import httpx2
 import orjson
 
-from dra_metadata._errors import KubeAPIError
+from dra_metadata._model._errors import KubeAPIError
 from dra_metadata.kube._errors import CredentialError
 
 if TYPE_CHECKING:

@@ -9,10 +9,17 @@ from __future__ import annotations
 
 import copy
 from datetime import datetime, timezone
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from dra_metadata._export import network_document
-from dra_metadata.kube._models import AllocatedDevice, ClaimStatus, DeviceCondition, DeviceHealth
+from dra_metadata._model._export import network_document
+
+if TYPE_CHECKING:  # the models import this module (to_document), never the reverse
+    from dra_metadata.kube._models import (
+        AllocatedDevice,
+        ClaimStatus,
+        DeviceCondition,
+        DeviceHealth,
+    )
 
 
 def _time(value: datetime | None) -> str | None:

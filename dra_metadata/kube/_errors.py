@@ -13,8 +13,8 @@ from typing import Any
 
 import orjson
 
-from dra_metadata._errors import DeviceMetadataError, KubeAPIError, MetadataNotFoundError
-from dra_metadata._missing import WORDING
+from dra_metadata._model._errors import DeviceMetadataError, KubeAPIError, MetadataNotFoundError
+from dra_metadata._reading._missing import WORDING
 from dra_metadata.kube._identity import Resolved
 
 EXAMPLE_ROLE = "examples/kubernetes/api-reader-rbac.yaml in the dra-metadata sources"

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import orjson
 
-from dra_metadata._errors import KubeAPIError
+from dra_metadata._model._errors import KubeAPIError
 from dra_metadata.kube._errors import (
     INSTALL_HINT,
     Target,

@@ -12,7 +12,7 @@ import socket
 from dataclasses import dataclass
 from pathlib import Path
 
-from dra_metadata._errors import InvalidNameError, KubeAPIError
+from dra_metadata._model._errors import InvalidNameError, KubeAPIError
 
 NAMESPACE_ENVIRONMENT_VARIABLE = "POD_NAMESPACE"
 POD_NAME_ENVIRONMENT_VARIABLE = "POD_NAME"

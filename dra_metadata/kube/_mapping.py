@@ -11,8 +11,8 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any, cast
 
-from dra_metadata._errors import KubeAPIError, MetadataNotFoundError
-from dra_metadata._models import NetworkDeviceData
+from dra_metadata._model._errors import KubeAPIError, MetadataNotFoundError
+from dra_metadata._model._models import NetworkDeviceData
 from dra_metadata.kube._models import (
     AllocatedDevice,
     ClaimStatus,

@@ -11,14 +11,9 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal
 
-from dra_metadata._errors import MetadataNotFoundError
-from dra_metadata._models import (
-    Device,
-    DeviceMetadata,
-    DeviceMetadataRequest,
-    NetworkDeviceData,
-    ObjectMeta,
-)
+from dra_metadata._model._errors import MetadataNotFoundError
+from dra_metadata._model._metadata import DeviceMetadata, DeviceMetadataRequest, ObjectMeta
+from dra_metadata._model._models import Device, NetworkDeviceData
 
 Health = Literal["Healthy", "Unhealthy", "Unknown"]
 """The health the kubelet reports for an allocated device."""

@@ -8,16 +8,18 @@ know (``extra``) are written back beside the known ones, as the server sent them
 from __future__ import annotations
 
 import copy
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from dra_metadata.kube._document import _condition, _time
-from dra_metadata.kube._pool_models import (
-    PartitionTypeStatus,
-    PoolStatus,
-    PoolStatusResult,
-    ShareableCapacity,
-    ShareableSummary,
-)
+
+if TYPE_CHECKING:  # the models import this module on first use: types only, no circle
+    from dra_metadata.kube._pool_models import (
+        PartitionTypeStatus,
+        PoolStatus,
+        PoolStatusResult,
+        ShareableCapacity,
+        ShareableSummary,
+    )
 
 
 def _with_extra(known: dict[str, Any], extra: Any) -> dict[str, Any]:

@@ -12,7 +12,7 @@ import math
 import re
 from dataclasses import dataclass
 
-from dra_metadata._errors import InvalidNameError, KubeAPIError
+from dra_metadata._model._errors import InvalidNameError, KubeAPIError
 from dra_metadata.kube._errors import Target, _server_status, transport_error
 from dra_metadata.kube._identity import Resolved
 

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import orjson
 
-from dra_metadata._errors import KubeAPIError
+from dra_metadata._model._errors import KubeAPIError
 from dra_metadata.kube._errors import _server_status
 from dra_metadata.kube._http import REQUEST_TIMEOUT_SECONDS, Api, connect, decode_object
 from dra_metadata.kube._pool_errors import (

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from dra_metadata._errors import KubeAPIError, MetadataNotFoundError
+from dra_metadata._model._errors import KubeAPIError, MetadataNotFoundError
 from dra_metadata.kube._errors import (
     CredentialError,
     Target,

@@ -13,8 +13,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from dra_metadata._errors import WaitTimeoutError
-from dra_metadata._models import Device, DeviceMetadata, camel
+from dra_metadata._model._errors import WaitTimeoutError
+from dra_metadata._model._metadata import DeviceMetadata
+from dra_metadata._model._models import Device, camel
 from dra_metadata.kube._http import Api, connect
 from dra_metadata.kube._identity import check_name
 from dra_metadata.kube._models import ClaimStatus

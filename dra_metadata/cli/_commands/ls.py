@@ -14,7 +14,7 @@ from typing import Any
 
 import dra_metadata
 from dra_metadata import DeviceMetadataError, MetadataNotFoundError, MetadataReadError
-from dra_metadata._paths import driver_of_file_name
+from dra_metadata._reading._paths import driver_of_file_name
 from dra_metadata.cli._arguments import (
     Command,
     add_max_size_argument,

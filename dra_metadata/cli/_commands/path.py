@@ -6,7 +6,7 @@ import argparse
 import os
 
 import dra_metadata
-from dra_metadata._paths import request_dir
+from dra_metadata._reading._paths import request_dir
 from dra_metadata.cli._arguments import Command, add_claim_arguments
 from dra_metadata.cli._exit import EXIT_OK
 from dra_metadata.cli._output import Output

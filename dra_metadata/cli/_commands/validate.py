@@ -15,8 +15,8 @@ from dra_metadata import (
     MetadataNotFoundError,
     MetadataReadError,
 )
-from dra_metadata._listing import unreadable_entry
-from dra_metadata._missing import describe_missing_root
+from dra_metadata._reading._listing import unreadable_entry
+from dra_metadata._reading._missing import describe_missing_root
 from dra_metadata.cli._arguments import (
     Command,
     add_max_size_argument,

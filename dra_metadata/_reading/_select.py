@@ -11,8 +11,8 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-from dra_metadata._errors import MetadataNotFoundError, shown_names
-from dra_metadata._models import DeviceMetadata
+from dra_metadata._model._errors import MetadataNotFoundError, shown_names
+from dra_metadata._model._metadata import DeviceMetadata
 
 
 def select_request(metadata: DeviceMetadata, request_name: str, *, path: Path) -> DeviceMetadata:

@@ -17,15 +17,20 @@ become read-only mappings); the decoder checks wire data itself and builds objec
 import builtins
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, fields
-from datetime import datetime
-from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, TypeVar, overload
 
-from dra_metadata._errors import AttributeNotFoundError, AttributeValueError, shown_names
-from dra_metadata._repr import set_fields_repr
-
-INT64_MIN = -(2**63)
-INT64_MAX = 2**63 - 1
+from dra_metadata._model._checks import (
+    _check,
+    _check_int64,
+    _check_optional,
+    _coerce_tuple,
+    _is_bool,
+    _is_int64,
+    _is_str,
+    _type_error,
+)
+from dra_metadata._model._errors import AttributeNotFoundError, AttributeValueError, shown_names
+from dra_metadata._model._repr import set_fields_repr
 
 AttributeValue = int | bool | str | tuple[int, ...] | tuple[bool, ...] | tuple[str, ...]
 """The plain Python value of a device attribute."""
@@ -65,68 +70,6 @@ def builder(cls: type[_C]) -> Callable[..., _C]:
     exec(source, namespace)  # noqa: S102 - source built above from the dataclass's own field names
     build: Callable[..., _C] = namespace[f"build_{cls.__name__}"]
     return build
-
-
-# Checks for hand-built objects: clear TypeErrors instead of surprises in the writer.
-
-
-def _type_error(owner: object, name: str, expected: str, value: object) -> TypeError:
-    return TypeError(f"{type(owner).__name__}.{name} must be {expected}, not {value!r}")
-
-
-def _check(owner: object, name: str, kind: type | tuple[type, ...], expected: str) -> None:
-    value = getattr(owner, name)
-    if not isinstance(value, kind) or (kind is builtins.int and isinstance(value, bool)):
-        raise _type_error(owner, name, expected, value)
-
-
-def _check_int64(owner: object, name: str, *, optional: bool = False) -> None:
-    value = getattr(owner, name)
-    if optional and value is None:
-        return
-    if type(value) is not builtins.int or not INT64_MIN <= value <= INT64_MAX:
-        raise _type_error(owner, name, "an int in the int64 range", value)
-
-
-def _check_optional(owner: object, name: str, kind: type, expected: str) -> None:
-    if getattr(owner, name) is not None:
-        _check(owner, name, kind, expected)
-
-
-def _coerce_tuple(owner: object, name: str, check: Callable[[Any], bool], expected: str) -> None:
-    value = getattr(owner, name)
-    if isinstance(value, (str, bytes, Mapping)) or not hasattr(value, "__iter__"):
-        raise _type_error(owner, name, f"a sequence of {expected}", value)
-    items = tuple(value)
-    for item in items:
-        if not check(item):
-            raise _type_error(owner, name, f"a sequence of {expected}", value)
-    _object_setattr(owner, name, items)
-
-
-def _is_int64(value: object) -> builtins.bool:
-    return type(value) is builtins.int and INT64_MIN <= value <= INT64_MAX
-
-
-def _is_str(value: object) -> builtins.bool:
-    return isinstance(value, str)
-
-
-def _is_bool(value: object) -> builtins.bool:
-    return isinstance(value, bool)
-
-
-def _instance_of(kind: type) -> Callable[[object], builtins.bool]:
-    return lambda value: isinstance(value, kind)
-
-
-def _coerce_str_map(owner: object, name: str) -> None:
-    value = getattr(owner, name)
-    if not isinstance(value, Mapping) or not all(
-        isinstance(key, str) and isinstance(item, str) for key, item in value.items()
-    ):
-        raise _type_error(owner, name, "a mapping of str to str", value)
-    _object_setattr(owner, name, dict(value))
 
 
 @dataclass(frozen=True, slots=True, repr=False)
@@ -494,242 +437,11 @@ class Device:
         return default if value is None else value
 
 
-@dataclass(frozen=True, slots=True)
-class DeviceMetadataRequest:
-    """The devices allocated for one request (``<request>`` or ``<request>/<subrequest>``)."""
-
-    name: str = ""
-    """``gpu``, or ``gpu/high-memory`` for the subrequest chosen from a prioritized list."""
-    devices: Sequence[Device] = ()
-    """The request's devices, in the file's order; a tuple."""
-
-    __pydantic_config__ = _PYDANTIC_CONFIG
-
-    def __post_init__(self) -> None:
-        _check(self, "name", str, "a str")
-        _coerce_tuple(self, "devices", _instance_of(Device), "Devices")
-
-    @property
-    def base_name(self) -> str:
-        """The top-level request name (the part before '/')."""
-        return self.name.partition("/")[0]
-
-    @property
-    def subrequest_name(self) -> str | None:
-        """The subrequest chosen from a prioritized list, or None."""
-        _, separator, subrequest = self.name.partition("/")
-        return subrequest if separator else None
-
-
-@dataclass(frozen=True, slots=True, repr=False)
-class OwnerReference:
-    """An entry of ``metadata.ownerReferences`` (kept so that nothing in a file is lost)."""
-
-    api_version: str = ""
-    kind: str = ""
-    name: str = ""
-    uid: str = ""
-    controller: bool | None = None
-    block_owner_deletion: bool | None = None
-
-    __pydantic_config__ = _PYDANTIC_CONFIG
-    __repr__ = set_fields_repr
-
-    def __post_init__(self) -> None:
-        for name in ("api_version", "kind", "name", "uid"):
-            _check(self, name, str, "a str")
-        _check_optional(self, "controller", bool, "a bool")
-        _check_optional(self, "block_owner_deletion", bool, "a bool")
-
-
-@dataclass(frozen=True, slots=True, repr=False)
-class ManagedFieldsEntry:
-    """An entry of ``metadata.managedFields`` (kept so that nothing in a file is lost)."""
-
-    manager: str = ""
-    operation: str = ""
-    api_version: str = ""
-    time: datetime | None = None
-    fields_type: str = ""
-    fields_v1: Any = None
-    """The raw JSON value (usually an object), or None when absent."""
-    subresource: str = ""
-
-    __pydantic_config__ = _PYDANTIC_CONFIG
-    __repr__ = set_fields_repr
-
-    def __post_init__(self) -> None:
-        for name in ("manager", "operation", "api_version", "fields_type", "subresource"):
-            _check(self, name, str, "a str")
-        _check_optional(self, "time", datetime, "a datetime")
-
-
-@dataclass(frozen=True, slots=True, repr=False)
-class ObjectMeta:
-    """Kubernetes object metadata of the claim; drivers fill name, namespace, uid, generation."""
-
-    name: str = ""
-    generate_name: str = ""
-    namespace: str = ""
-    self_link: str = ""
-    uid: str = ""
-    resource_version: str = ""
-    generation: int = 0
-    creation_timestamp: datetime | None = None
-    deletion_timestamp: datetime | None = None
-    deletion_grace_period_seconds: int | None = None
-    labels: Mapping[str, str] = field(default_factory=dict)
-    annotations: Mapping[str, str] = field(default_factory=dict)
-    owner_references: Sequence[OwnerReference] = ()
-    finalizers: Sequence[str] = ()
-    managed_fields: Sequence[ManagedFieldsEntry] = ()
-
-    __pydantic_config__ = _PYDANTIC_CONFIG
-    __repr__ = set_fields_repr
-
-    def __post_init__(self) -> None:
-        for name in ("name", "generate_name", "namespace", "self_link", "uid", "resource_version"):
-            _check(self, name, str, "a str")
-        _check_int64(self, "generation")
-        _check_optional(self, "creation_timestamp", datetime, "a datetime")
-        _check_optional(self, "deletion_timestamp", datetime, "a datetime")
-        _check_int64(self, "deletion_grace_period_seconds", optional=True)
-        _coerce_str_map(self, "labels")
-        _coerce_str_map(self, "annotations")
-        _coerce_tuple(self, "owner_references", _instance_of(OwnerReference), "OwnerReferences")
-        _coerce_tuple(self, "finalizers", _is_str, "strs")
-        _coerce_tuple(
-            self, "managed_fields", _instance_of(ManagedFieldsEntry), "ManagedFieldsEntries"
-        )
-
-
-@dataclass(frozen=True, slots=True, repr=False)
-class DeviceMetadata:
-    """What the drivers published for one request of a claim.
-
-    `api_version` is the version the object was decoded from ("" for a merge of files in
-    different versions or an object built by hand). `sources` lists the files it came from; it
-    takes no part in comparisons.
-    """
-
-    api_version: str = ""
-    metadata: ObjectMeta = field(default_factory=ObjectMeta)
-    pod_claim_name: str | None = None
-    requests: Sequence[DeviceMetadataRequest] = ()
-    sources: Sequence["MetadataSource"] = field(default=(), compare=False, repr=False)
-
-    __pydantic_config__ = _PYDANTIC_CONFIG
-    __repr__ = set_fields_repr
-
-    def __post_init__(self) -> None:
-        _check(self, "api_version", str, "a str")
-        _check(self, "metadata", ObjectMeta, "an ObjectMeta")
-        _check_optional(self, "pod_claim_name", str, "a str")
-        _coerce_tuple(
-            self, "requests", _instance_of(DeviceMetadataRequest), "DeviceMetadataRequests"
-        )
-        _coerce_tuple(self, "sources", _instance_of(MetadataSource), "MetadataSources")
-
-    @property
-    def name(self) -> str:
-        """The claim's name (for a template claim: the generated name)."""
-        return self.metadata.name
-
-    @property
-    def namespace(self) -> str:
-        """The claim's namespace."""
-        return self.metadata.namespace
-
-    @property
-    def uid(self) -> str:
-        """The claim's UID."""
-        return self.metadata.uid
-
-    @property
-    def generation(self) -> int:
-        """Starts at 1 and grows with every update of a file (0 for a merge of several files)."""
-        return self.metadata.generation
-
-    @property
-    def devices(self) -> tuple[Device, ...]:
-        """Every device of every request, in order."""
-        return tuple(device for request in self.requests for device in request.devices)
-
-    def request(self, name: str) -> DeviceMetadataRequest | None:
-        """The request called ``name`` (exact match, e.g. ``gpu/high-memory``), or None."""
-        for request in self.requests:
-            if request.name == name:
-                return request
-        return None
-
-    def to_wire(self, api_version: str | None = None) -> dict[str, Any]:
-        """The wire object ``encode_stream`` writes, as a new dict for ``json.dumps``.
-
-        In ``api_version`` (a known version), by default the version this object was decoded
-        from, else the newest. Go's rules apply: empty fields are left out, attributes sorted.
-        Raises MetadataEncodeError for a value JSON cannot hold (a lone surrogate, ...).
-        """
-        from dra_metadata._export import wire  # noqa: PLC0415 - the writer loads on first use
-
-        return wire(self, api_version)
-
-    def to_document(self) -> dict[str, Any]:
-        """The stable document of ``dra-metadata show -o json``, as a new dict for ``json.dumps``.
-
-        The claim's name, namespace, uid and pod claim name, every file behind this object
-        (``files``: path, driver, apiVersion, generation, skippedVersions) and the requests with
-        their devices in wire form, every key present (docs/reference/cli.md, "JSON documents").
-        """
-        from dra_metadata._export import document  # noqa: PLC0415 - loaded on first use
-
-        return document(self)
-
-
-@dataclass(frozen=True, slots=True)
-class MetadataSource:
-    """One file that contributed to a DeviceMetadata: where it is, which driver, what it held.
-
-    A merged read has no generation of its own (drivers number their files' updates
-    independently); each source keeps its file's generation and whole object.
-    """
-
-    path: Path | None
-    """The file; None for metadata that came from the Kubernetes API or from bytes."""
-    driver: str | None
-    """The driver, from the file name ``<driver>-metadata.json``; None if it does not say."""
-    metadata: DeviceMetadata
-    """The whole object decoded from this file."""
-    skipped_versions: Sequence[str] = ()
-    """Unknown API versions that preceded the decoded object, in stream order."""
-    stale: bool = False
-    """True when this view of the file is frozen: the driver replaced the file on the host
-    (rename over it) and the container's bind mount still shows the old, unlinked file (its
-    link count is 0). Restarting the container shows the new one."""
-
-    __pydantic_config__ = _PYDANTIC_CONFIG
-
-    @property
-    def api_version(self) -> str:
-        """The version decoded from this file."""
-        return self.metadata.api_version
-
-    @property
-    def generation(self) -> int:
-        """This file's generation (compare generations per file, never across drivers)."""
-        return self.metadata.generation
-
-
 PUBLIC_MODELS = (
     DeviceAttribute,
     AttributeMap,
     NetworkDeviceData,
     Device,
-    DeviceMetadataRequest,
-    OwnerReference,
-    ManagedFieldsEntry,
-    ObjectMeta,
-    DeviceMetadata,
-    MetadataSource,
 )
 for _public in PUBLIC_MODELS:
     _public.__module__ = "dra_metadata"

@@ -20,7 +20,7 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
-#define CONVERT_MODULE "dra_metadata._convert"
+#define CONVERT_MODULE "dra_metadata._decoding._convert"
 
 /* _convert._Layout, looked up again when a layout of another type comes (a reloaded module). */
 static PyObject *layout_type = NULL;
@@ -243,7 +243,7 @@ static PyMethodDef speedups_methods[] = {
 
 static struct PyModuleDef speedups_module = {
     PyModuleDef_HEAD_INIT,
-    "dra_metadata._speedups",
+    "dra_metadata._decoding._speedups",
     "The compiled attribute check of the decoder (see _convert).",
     0,
     speedups_methods,

@@ -3,7 +3,7 @@
 pydantic derives the shape from the dataclasses (wire names, types, nesting); the limits of the
 validator (spec §5.1) that a schema can express are added here. Run
 
-    python -m dra_metadata._schema schemas
+    python -m dra_metadata._validation._schema schemas
 
 to rewrite the committed files; tests/test_schema.py fails when they drift.
 """
@@ -16,10 +16,12 @@ from typing import Any
 
 import orjson
 
-from dra_metadata._models import ATTRIBUTE_MEMBERS, INT64_MAX, INT64_MIN, DeviceMetadata
-from dra_metadata._validate import LABEL_PATTERN as _LABEL
-from dra_metadata._validate import SUBDOMAIN_PATTERN as _SUBDOMAIN
-from dra_metadata._versions import KIND, KNOWN_API_VERSIONS
+from dra_metadata._model._checks import INT64_MAX, INT64_MIN
+from dra_metadata._model._metadata import DeviceMetadata
+from dra_metadata._model._models import ATTRIBUTE_MEMBERS
+from dra_metadata._model._versions import KIND, KNOWN_API_VERSIONS
+from dra_metadata._validation._validate import LABEL_PATTERN as _LABEL
+from dra_metadata._validation._validate import SUBDOMAIN_PATTERN as _SUBDOMAIN
 
 # The validator's patterns; JSON Schema regexes have no flags, so caseless spells out A-Z.
 _CASELESS_SUBDOMAIN = _SUBDOMAIN.replace("a-z0-9", "a-zA-Z0-9")
@@ -125,7 +127,7 @@ def render(api_version: str) -> bytes:
 def main(arguments: list[str]) -> int:
     """Write one schema file per known API version into the given directory."""
     if len(arguments) != 1:
-        print("usage: python -m dra_metadata._schema DIRECTORY", file=sys.stderr)  # noqa: T201
+        print("usage: python -m dra_metadata._validation._schema DIRECTORY", file=sys.stderr)  # noqa: T201
         return 2
     directory = Path(arguments[0])
     directory.mkdir(parents=True, exist_ok=True)

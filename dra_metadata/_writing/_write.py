@@ -18,8 +18,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Literal
 
-from dra_metadata._errors import MetadataNotFoundError, MetadataWriteError
-from dra_metadata._paths import MAX_FILE_NAME_BYTES, StrPath
+from dra_metadata._model._errors import MetadataNotFoundError, MetadataWriteError
+from dra_metadata._reading._paths import MAX_FILE_NAME_BYTES, StrPath
 
 WriteMode = Literal["atomic", "in-place"]
 WRITE_MODES: tuple[WriteMode, ...] = ("atomic", "in-place")

@@ -8,8 +8,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from dra_metadata._models import DeviceMetadata
-    from dra_metadata._validate import FieldError
+    from dra_metadata._model._metadata import DeviceMetadata
+    from dra_metadata._validation._validate import FieldError
 
 
 LISTED_AT_MOST = 10

@@ -23,37 +23,42 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from dra_metadata._convert import NeedsExactPath, WireTypeError, describe, metadata_from_wire
-from dra_metadata._errors import (
+from dra_metadata._decoding._convert import metadata_from_wire
+from dra_metadata._decoding._fields import NeedsExactPath, WireTypeError, describe
+from dra_metadata._decoding._split import (
+    _SMALL_OBJECT,
+    _WINDOW,
+    _WRITER_SEPARATOR,
+    _parse_run,
+    _read_value,
+    _read_value_exactly,
+    _ReadError,
+)
+from dra_metadata._model._errors import (
     MetadataDecodeError,
     NoCompatibleVersionError,
     NoMetadataError,
     shown_names,
 )
-from dra_metadata._models import DeviceMetadata, builder
-from dra_metadata._versions import KIND, KNOWN_API_VERSIONS, ApiVersionError, normalize_api_version
+from dra_metadata._model._metadata import DeviceMetadata
+from dra_metadata._model._models import builder
+from dra_metadata._model._versions import (
+    KIND,
+    KNOWN_API_VERSIONS,
+    ApiVersionError,
+    normalize_api_version,
+)
 
 if TYPE_CHECKING:
-    from dra_metadata._validate import FieldError, Profile
+    from dra_metadata._validation._validate import FieldError, Profile
 
 _WHITESPACE = re.compile(rb"[ \t\r\n]*")
-_SEPARATOR = re.compile(rb"\}[ \t\r\n]*\{")
-"""Where the next object may start: objects are separated by whitespace or nothing, and a raw
-newline cannot occur inside a string (a "}{" inside one only makes a guess fail)."""
-_WRITER_SEPARATOR = b"}\n{"
-_WINDOW = 64
 _END_OF_STREAM = b"]}"
 _KNOWN = frozenset(KNOWN_API_VERSIONS)
 _TOP_LEVEL_KEYS = frozenset({"kind", "apiVersion", "metadata", "podClaimName", "requests"})
-_UNEXPECTED_CONTENT = "unexpected content after document"
-_UNEXPECTED_END = "unexpected end of data"
 _AT_ONCE_AFTER = 8
 """After this many skipped objects, the rest of the stream is parsed in one go if it is a
 plain sequence of small objects: 125,000 objects cost about one orjson call, not 125,000."""
-_SMALL_OBJECT = 1024
-_GUESSES = 4
-"""How many separators are tried as the end of an object after the first (one that lies in a
-string only makes a guess fail) before the exact parser reads it."""
 _BYTE_ORDER_MARK = b"\xef\xbb\xbf"
 _TRUNCATED_HINT = " (the stream is truncated: the file may be in the middle of being written)"
 
@@ -73,119 +78,6 @@ class DecodeResult:
 
 
 _build_result = builder(DecodeResult)
-
-
-# Reading one value.
-
-
-def _char_offset_to_bytes(data: bytes, start: int, characters: int) -> int:
-    """orjson counts positions in characters; the byte offset of one, from ``start``.
-
-    Only called for positions orjson parsed up to, which are valid UTF-8.
-    """
-    prefix = data[start : start + 4 * characters]
-    if prefix[:characters].isascii():
-        return characters
-    return len(prefix.decode("utf-8", "ignore")[:characters].encode("utf-8"))
-
-
-def _first_object_end(data: bytes, start: int) -> int:
-    """Where the first object ends, if a guess finds it, else -1 (the guess is checked by
-    parsing up to there).
-
-    A writer emits the same object once per version, "}\\n{" between them (which occurs
-    nowhere else in its output): in a stream of two (or three) versions the first separator
-    lies near the middle (or the first third), as far from it as the names of the versions
-    differ in length. Else, a small first object ends at the first "}{" (or "}", whitespace,
-    "{").
-    """
-    for parts in (2, 3):
-        middle = start + (len(data) - start) // parts
-        found = data.find(_WRITER_SEPARATOR, max(start, middle - _WINDOW), middle + _WINDOW)
-        if found > start:
-            return found + 1
-    separator = _SEPARATOR.search(data, start, start + _SMALL_OBJECT)
-    return -1 if separator is None else separator.start() + 1
-
-
-def _read_value(data: bytes, start: int, *, first: bool) -> tuple[Any, int]:
-    """The JSON value at ``start`` and the offset just after it.
-
-    The fast way guesses where the value ends and lets orjson confirm the guess by parsing
-    exactly that much (a JSON value that parses whole is what Go's stream reader reads there).
-    When that fails, the exact parser reads the value from ``start``: it stops where Go's
-    reader stops, so it reads only the value, and it raises _ReadError.
-    """
-    if first:
-        read = _read_first_value(data, start)
-        if read is not None:
-            return read
-    return _read_up_to_a_separator(data, start, whole_rest=not first)
-
-
-def _read_first_value(data: bytes, start: int) -> tuple[Any, int] | None:
-    """The first value, where a guess finds its end or orjson reports it; else None."""
-    loads = orjson.loads
-    end = _first_object_end(data, start)
-    if end != -1:
-        try:
-            return loads(data[start:end]), end
-        except orjson.JSONDecodeError:
-            pass
-    try:  # a stream of one object, or a first object whose end orjson reports
-        return loads(data[start:] if start else data), len(data)
-    except orjson.JSONDecodeError as error:
-        if error.msg == _UNEXPECTED_CONTENT:
-            end = start + _char_offset_to_bytes(data, start, error.pos)
-            try:
-                return loads(data[start:end]), end
-            except orjson.JSONDecodeError:
-                pass
-    return None
-
-
-def _read_up_to_a_separator(data: bytes, start: int, *, whole_rest: bool) -> tuple[Any, int]:
-    """The value that ends at one of the next separators (with ``whole_rest``, or at the end
-    of the data), else the exact parser's reading of it.
-
-    A separator inside a string makes orjson find the value cut short: the next one is tried,
-    a few times only, as each guess parses more. Any other refusal needs the exact parser.
-    """
-    loads = orjson.loads
-    guesses = 0
-    for separator in _SEPARATOR.finditer(data, start):
-        end = separator.start() + 1
-        try:
-            return loads(data[start:end]), end
-        except orjson.JSONDecodeError as error:
-            guesses += 1
-            if error.msg != _UNEXPECTED_END or guesses == _GUESSES:
-                return _read_value_exactly(data, start)
-    if whole_rest:  # the last value: no separator after it, or only inside its strings
-        try:
-            return loads(data[start:]), len(data)
-        except orjson.JSONDecodeError:
-            pass
-    return _read_value_exactly(data, start)
-
-
-class _ReadError(Exception):
-    """A syntax error of the exact parser: Go's message, the byte offset, truncation."""
-
-    def __init__(self, message: str, offset: int, *, truncated: bool) -> None:
-        super().__init__(message)
-        self.message = message
-        self.offset = offset
-        self.truncated = truncated
-
-
-def _read_value_exactly(data: bytes, start: int) -> tuple[Any, int]:
-    from dra_metadata._gojson import GoSyntaxError, parse_value  # noqa: PLC0415 - rare
-
-    try:
-        return parse_value(data, start)
-    except GoSyntaxError as error:
-        raise _ReadError(error.message, error.offset, truncated=error.truncated) from None
 
 
 # What an object is: its apiVersion, or a fatal error.
@@ -235,7 +127,7 @@ def _has_type_meta_in_another_case(value: dict[str, Any]) -> bool:
 
     Such an object needs its keys in order (the last matching key wins), which orjson loses.
     """
-    from dra_metadata._unmarshal import type_meta_key  # noqa: PLC0415 - rare
+    from dra_metadata._decoding._unmarshal import type_meta_key  # noqa: PLC0415 - rare
 
     return any(type_meta_key(key) for key in value.keys() - _TOP_LEVEL_KEYS)
 
@@ -243,11 +135,11 @@ def _has_type_meta_in_another_case(value: dict[str, Any]) -> bool:
 def _object_api_version(value: Any, index: int, path: Path | None) -> str:
     if type(value) is dict:
         return _classify(value.get("kind"), value.get("apiVersion"), index, path)
-    from dra_metadata._gojson import Pairs, to_python  # noqa: PLC0415 - exact values only
+    from dra_metadata._decoding._gojson import Pairs, to_python  # noqa: PLC0415 - exact values only
 
     if type(value) is not Pairs:
         raise _fatal(f"is {describe(to_python(value))}, not a JSON object", index, path)
-    from dra_metadata._unmarshal import type_meta  # noqa: PLC0415
+    from dra_metadata._decoding._unmarshal import type_meta  # noqa: PLC0415
 
     api_version, kind = (
         item if item is None or type(item) is str else to_python(item) for item in type_meta(value)
@@ -261,7 +153,7 @@ def _decode_known(value: Any, api_version: str, index: int, path: Path | None) -
     try:
         if type(value) is dict:
             return metadata_from_wire(value, api_version)
-        from dra_metadata._unmarshal import unmarshal_device_metadata  # noqa: PLC0415
+        from dra_metadata._decoding._unmarshal import unmarshal_device_metadata  # noqa: PLC0415
 
         return metadata_from_wire(unmarshal_device_metadata(value), api_version)
     except WireTypeError as error:
@@ -281,14 +173,6 @@ def _field_error(
 
 
 # Many small objects at once.
-
-
-def _go_text(data: bytes) -> str | None:
-    """``data`` with what Go replaces replaced (invalid UTF-8, escaped lone surrogates), or None
-    when there is nothing of the kind, i.e. when orjson refused it for another reason."""
-    from dra_metadata._gojson import sanitize  # noqa: PLC0415 - rare
-
-    return sanitize(data)
 
 
 def _objects_at_once(
@@ -317,25 +201,6 @@ def _objects_at_once(
     if parsed is None or len(parsed[0]) != parsed[1] + 1:  # a comma of the run taken for one
         return None
     return parsed[0], run, last + 1
-
-
-def _parse_run(run: bytes, separator: bytes) -> tuple[list[Any], int] | None:
-    """The run parsed as one array, a comma put after the "}" of each separator, and how many
-    separators there were (after Go's replacements of invalid UTF-8 and escaped lone
-    surrogates if orjson refuses it); None if it is no array."""
-    array = run.replace(separator, b"}," + separator[1:])
-    try:
-        return orjson.loads(b"[" + array + b"]"), len(array) - len(run)
-    except orjson.JSONDecodeError:
-        text = _go_text(run)
-    if text is None:
-        return None
-    separator_text = separator.decode()
-    array_text = text.replace(separator_text, "}," + separator_text[1:])
-    try:
-        return orjson.loads("[" + array_text + "]"), len(array_text) - len(text)
-    except orjson.JSONDecodeError:
-        return None
 
 
 def _skippable_version(api_version: Any) -> str | None:
@@ -388,7 +253,7 @@ def _skipped_prefix_of_any_objects(objects: list[Any], run: bytes) -> list[str |
         or b"[" in run
     ):
         return None
-    from dra_metadata._unmarshal import type_meta_key  # noqa: PLC0415 - rare
+    from dra_metadata._decoding._unmarshal import type_meta_key  # noqa: PLC0415 - rare
 
     if any(type_meta_key(key) for key in set().union(*objects) - _TOP_LEVEL_KEYS):
         return None
@@ -627,7 +492,7 @@ def decode_stream(data: bytes | str, *, validate: bool | Profile = False) -> Dec
     result = decode_bytes(data if type(data) is bytes else _as_bytes(data))
     if profile is None:
         return result
-    from dra_metadata._validate import validate as validate_metadata  # noqa: PLC0415
+    from dra_metadata._validation._validate import validate as validate_metadata  # noqa: PLC0415
 
     errors = validate_metadata(result.metadata, profile=profile)
     return replace(result, errors=errors)

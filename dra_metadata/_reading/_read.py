@@ -11,8 +11,8 @@ from dataclasses import fields, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from dra_metadata._decode import decode_bytes, resolve_profile
-from dra_metadata._errors import (
+from dra_metadata._decoding._decode import decode_bytes, resolve_profile
+from dra_metadata._model._errors import (
     MetadataConflictError,
     MetadataNotFoundError,
     MetadataReadError,
@@ -21,19 +21,24 @@ from dra_metadata._errors import (
     NoMetadataError,
     shown_names,
 )
-from dra_metadata._missing import _option, describe_missing, listing
-from dra_metadata._models import DeviceMetadata, DeviceMetadataRequest, MetadataSource, ObjectMeta
-from dra_metadata._paths import (
+from dra_metadata._model._metadata import (
+    DeviceMetadata,
+    DeviceMetadataRequest,
+    MetadataSource,
+    ObjectMeta,
+)
+from dra_metadata._reading._missing import _option, describe_missing, listing
+from dra_metadata._reading._paths import (
     METADATA_FILE_SUFFIX,
     StrPath,
     driver_of_file_name,
     metadata_file_name,
     request_dir,
 )
-from dra_metadata._select import select_request
+from dra_metadata._reading._select import select_request
 
 if TYPE_CHECKING:
-    from dra_metadata._validate import Profile
+    from dra_metadata._validation._validate import Profile
 
 DEFAULT_MAX_SIZE = 4 * 1024 * 1024
 """Files larger than this (4 MiB) are refused without being read whole."""
@@ -176,7 +181,7 @@ def _checked(
         conflict = identity_conflict(metadata, path)
         if conflict is not None:
             raise conflict
-        from dra_metadata._validate import iter_source_errors  # noqa: PLC0415 - only when asked
+        from dra_metadata._validation._validate import iter_source_errors  # noqa: PLC0415 - only when asked
 
         errors = tuple(iter_source_errors(metadata, profile))
         if errors:

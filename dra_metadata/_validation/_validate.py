@@ -17,15 +17,14 @@ from functools import cache
 from pathlib import Path
 from typing import Any, Literal
 
-from dra_metadata._models import (
+from dra_metadata._model._metadata import DeviceMetadata, ObjectMeta
+from dra_metadata._model._models import (
     ATTRIBUTE_MEMBERS,
     Device,
     DeviceAttribute,
-    DeviceMetadata,
     NetworkDeviceData,
-    ObjectMeta,
 )
-from dra_metadata._versions import KNOWN_API_VERSIONS, V1ALPHA1, V1BETA1
+from dra_metadata._model._versions import KNOWN_API_VERSIONS, V1ALPHA1, V1BETA1
 
 Profile = Literal["metadata", "strict"]
 ErrorType = Literal["required", "invalid", "too_long", "too_many", "duplicate", "not_supported"]

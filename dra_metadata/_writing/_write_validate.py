@@ -13,14 +13,14 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from dra_metadata._decode import resolve_profile
-from dra_metadata._errors import MetadataValidationError
-from dra_metadata._models import DeviceMetadata
+from dra_metadata._decoding._decode import resolve_profile
+from dra_metadata._model._errors import MetadataValidationError
+from dra_metadata._model._metadata import DeviceMetadata
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
-    from dra_metadata._validate import FieldError, Profile
+    from dra_metadata._validation._validate import FieldError, Profile
 
 
 def check_before_writing(
@@ -34,7 +34,7 @@ def check_before_writing(
     profile = resolve_profile(validate)
     if profile is None:
         return
-    from dra_metadata._validate import validate as findings_of  # noqa: PLC0415 - when asked
+    from dra_metadata._validation._validate import validate as findings_of  # noqa: PLC0415 - when asked
 
     found: dict[str, FieldError] = {}
     for version in versions:

@@ -21,10 +21,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from dra_metadata._convert import ExactJson, WireTypeError
-from dra_metadata._gojson import Number, Pairs, to_python
-from dra_metadata._gotime import TimeFormatError, parse_rfc3339
-from dra_metadata._models import INT64_MAX, INT64_MIN
+from dra_metadata._decoding._fields import ExactJson, WireTypeError
+from dra_metadata._decoding._gojson import Number, Pairs, to_python
+from dra_metadata._decoding._gotime import TimeFormatError, parse_rfc3339
+from dra_metadata._model._checks import INT64_MAX, INT64_MIN
 
 
 def describe_node(node: object) -> str:

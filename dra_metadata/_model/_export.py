@@ -6,10 +6,15 @@ writes as they are. `DeviceMetadata.to_wire` and `DeviceMetadata.to_document` ca
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from dra_metadata._models import Device, DeviceMetadata, NetworkDeviceData, wire_attribute
-from dra_metadata._versions import KNOWN_API_VERSIONS
+from dra_metadata._model._models import wire_attribute
+from dra_metadata._model._versions import KNOWN_API_VERSIONS
+from dra_metadata._model._wire import _wire_dict
+
+if TYPE_CHECKING:
+    from dra_metadata._model._metadata import DeviceMetadata
+    from dra_metadata._model._models import Device, NetworkDeviceData
 
 
 def wire(metadata: DeviceMetadata, api_version: str | None = None) -> dict[str, Any]:
@@ -20,8 +25,6 @@ def wire(metadata: DeviceMetadata, api_version: str | None = None) -> dict[str, 
     version = (
         (metadata.api_version or KNOWN_API_VERSIONS[0]) if api_version is None else api_version
     )
-    from dra_metadata.writer import _wire_dict  # noqa: PLC0415 - the writer loads on first use
-
     return _wire_dict(metadata, version)
 
 

@@ -15,18 +15,23 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from dra_metadata._decode import resolve_profile
-from dra_metadata._errors import DeviceMetadataError, MetadataNotFoundError, MetadataReadError
-from dra_metadata._missing import describe_missing_root
-from dra_metadata._models import Device, DeviceMetadata, MetadataSource
-from dra_metadata._paths import (
+from dra_metadata._decoding._decode import resolve_profile
+from dra_metadata._model._errors import (
+    DeviceMetadataError,
+    MetadataNotFoundError,
+    MetadataReadError,
+)
+from dra_metadata._model._metadata import DeviceMetadata, MetadataSource
+from dra_metadata._model._models import Device
+from dra_metadata._reading._missing import describe_missing_root
+from dra_metadata._reading._paths import (
     RESOURCE_CLAIM_TEMPLATES_SUBDIR,
     RESOURCE_CLAIMS_SUBDIR,
     StrPath,
     _resolve_root,
     driver_of_file_name,
 )
-from dra_metadata._read import (
+from dra_metadata._reading._read import (
     DEFAULT_MAX_SIZE,
     identity_conflict,
     list_metadata_files,
@@ -36,7 +41,7 @@ from dra_metadata._read import (
 )
 
 if TYPE_CHECKING:
-    from dra_metadata._validate import Profile
+    from dra_metadata._validation._validate import Profile
 
 ClaimKind = Literal["claim", "template"]
 

@@ -6,7 +6,7 @@ import os
 from pathlib import Path
 from typing import Union
 
-from dra_metadata._errors import InvalidNameError
+from dra_metadata._model._errors import InvalidNameError
 
 CONTAINER_DIR = "/var/run/kubernetes.io/dra-device-attributes"
 """Root under which the container runtime mounts every metadata file."""
