@@ -39,10 +39,14 @@ from dra_metadata._paths import (
     metadata_file_name,
     request_dir,
 )
-from dra_metadata._read import list_metadata_files, read_file_bytes, request_view
+from dra_metadata._read import DEFAULT_MAX_SIZE, list_metadata_files, read_file, request_view
 from dra_metadata._watch._events import MetadataEvent, MetadataEventKind, classify
 from dra_metadata._watch._inotify import Hints
-from dra_metadata._watch._options import checked_poll_interval, resolve_force_polling
+from dra_metadata._watch._options import (
+    checked_max_size,
+    checked_poll_interval,
+    resolve_force_polling,
+)
 
 _FIRST_RETRY_SECONDS = 0.005  # re-read of a file caught in the middle of a write
 _CONFIRM_SECONDS = 0.05  # re-read before reporting a file that cannot be decoded
@@ -107,6 +111,8 @@ class Watcher:
     single_file: Path | None
     poll_interval: float
     force_polling: bool
+    max_size: int = DEFAULT_MAX_SIZE
+    """Files larger than this are refused (MetadataTooLargeError), as the read functions do."""
     files: dict[Path, _FileState] = field(default_factory=dict)
     removed: dict[Path, MetadataSource] = field(default_factory=dict)
     full_scan_due: float = 0.0
@@ -217,7 +223,7 @@ class Watcher:
         changes: list[_Change],
     ) -> None:
         try:
-            data = read_file_bytes(path)
+            data = read_file(path, max_size=self.max_size)[0]
         except MetadataNotFoundError:
             return  # removed meanwhile: the next scan reports it
         if data == state.content and identity == state.identity:
@@ -291,6 +297,7 @@ def claim_watcher(
     root: StrPath | None,
     poll_interval: float,
     force_polling: bool | None,
+    max_size: int = DEFAULT_MAX_SIZE,
 ) -> Watcher:
     """A watcher of a request directory, or of one driver's file in it; inotify not started.
 
@@ -303,11 +310,18 @@ def claim_watcher(
         single,
         checked_poll_interval(poll_interval),
         resolve_force_polling(force_polling),
+        checked_max_size(max_size),
         request_name=request_name,
     )
 
 
-def file_watcher(path: StrPath, *, poll_interval: float, force_polling: bool | None) -> Watcher:
+def file_watcher(
+    path: StrPath,
+    *,
+    poll_interval: float,
+    force_polling: bool | None,
+    max_size: int = DEFAULT_MAX_SIZE,
+) -> Watcher:
     """A watcher of any one metadata file; inotify not started."""
     file_path = Path(path)
     return Watcher(
@@ -315,4 +329,5 @@ def file_watcher(path: StrPath, *, poll_interval: float, force_polling: bool | N
         file_path,
         checked_poll_interval(poll_interval),
         resolve_force_polling(force_polling),
+        checked_max_size(max_size),
     )

@@ -6,6 +6,7 @@ import time
 from collections.abc import AsyncIterator, Iterator
 
 from dra_metadata._paths import StrPath
+from dra_metadata._read import DEFAULT_MAX_SIZE
 from dra_metadata._watch._engine import Watcher, claim_watcher, file_watcher
 from dra_metadata._watch._events import MetadataEvent, StopEvent
 from dra_metadata._watch._options import checked_timeout
@@ -72,6 +73,7 @@ def watch_claim_metadata(
     poll_interval: float = 1.0,
     force_polling: bool | None = None,
     stop_event: StopEvent | None = None,
+    max_size: int = DEFAULT_MAX_SIZE,
 ) -> Iterator[MetadataEvent]:
     """Yield a MetadataEvent whenever the metadata of a claim's request changes.
 
@@ -79,9 +81,10 @@ def watch_claim_metadata(
     ``stop_event`` is set, or when the caller stops iterating; every descriptor is closed then.
     ``force_polling`` (or ``DRA_METADATA_FORCE_POLLING=1``) polls every ``poll_interval``
     seconds instead of using inotify, which is otherwise complemented by a re-read at that
-    interval. Raises MetadataReadError for a file or directory that cannot be looked at
-    (permission denied, a symlink loop, a path through a regular file) and MetadataDecodeError
-    for a file that stays undecodable.
+    interval. ``max_size`` (bytes, 4 MiB by default) is the size limit of each file, as for
+    read_metadata_file: a larger file raises MetadataTooLargeError. Raises MetadataReadError
+    for a file or directory that cannot be looked at (permission denied, a symlink loop, a path
+    through a regular file) and MetadataDecodeError for a file that stays undecodable.
     """
     watcher = claim_watcher(
         claim_name,
@@ -91,6 +94,7 @@ def watch_claim_metadata(
         root=root,
         poll_interval=poll_interval,
         force_polling=force_polling,
+        max_size=max_size,
     )
     return _watch(watcher, checked_timeout(timeout), stop_event)
 
@@ -105,6 +109,7 @@ def watch_template_metadata(
     poll_interval: float = 1.0,
     force_polling: bool | None = None,
     stop_event: StopEvent | None = None,
+    max_size: int = DEFAULT_MAX_SIZE,
 ) -> Iterator[MetadataEvent]:
     """watch_claim_metadata for a claim made from a template (by its pod claim name)."""
     watcher = claim_watcher(
@@ -115,6 +120,7 @@ def watch_template_metadata(
         root=root,
         poll_interval=poll_interval,
         force_polling=force_polling,
+        max_size=max_size,
     )
     return _watch(watcher, checked_timeout(timeout), stop_event)
 
@@ -126,9 +132,12 @@ def watch_metadata_file(
     poll_interval: float = 1.0,
     force_polling: bool | None = None,
     stop_event: StopEvent | None = None,
+    max_size: int = DEFAULT_MAX_SIZE,
 ) -> Iterator[MetadataEvent]:
     """watch_claim_metadata for any one metadata file."""
-    watcher = file_watcher(path, poll_interval=poll_interval, force_polling=force_polling)
+    watcher = file_watcher(
+        path, poll_interval=poll_interval, force_polling=force_polling, max_size=max_size
+    )
     return _watch(watcher, checked_timeout(timeout), stop_event)
 
 
@@ -142,6 +151,7 @@ def awatch_claim_metadata(
     poll_interval: float = 1.0,
     force_polling: bool | None = None,
     stop_event: StopEvent | None = None,
+    max_size: int = DEFAULT_MAX_SIZE,
 ) -> AsyncIterator[MetadataEvent]:
     """The asyncio twin of watch_claim_metadata: ``async for event in awatch_...``.
 
@@ -156,6 +166,7 @@ def awatch_claim_metadata(
         root=root,
         poll_interval=poll_interval,
         force_polling=force_polling,
+        max_size=max_size,
     )
     return _awatch(watcher, checked_timeout(timeout), stop_event)
 
@@ -170,6 +181,7 @@ def awatch_template_metadata(
     poll_interval: float = 1.0,
     force_polling: bool | None = None,
     stop_event: StopEvent | None = None,
+    max_size: int = DEFAULT_MAX_SIZE,
 ) -> AsyncIterator[MetadataEvent]:
     """The asyncio twin of watch_template_metadata."""
     watcher = claim_watcher(
@@ -180,6 +192,7 @@ def awatch_template_metadata(
         root=root,
         poll_interval=poll_interval,
         force_polling=force_polling,
+        max_size=max_size,
     )
     return _awatch(watcher, checked_timeout(timeout), stop_event)
 
@@ -191,7 +204,10 @@ def awatch_metadata_file(
     poll_interval: float = 1.0,
     force_polling: bool | None = None,
     stop_event: StopEvent | None = None,
+    max_size: int = DEFAULT_MAX_SIZE,
 ) -> AsyncIterator[MetadataEvent]:
     """The asyncio twin of watch_metadata_file."""
-    watcher = file_watcher(path, poll_interval=poll_interval, force_polling=force_polling)
+    watcher = file_watcher(
+        path, poll_interval=poll_interval, force_polling=force_polling, max_size=max_size
+    )
     return _awatch(watcher, checked_timeout(timeout), stop_event)
