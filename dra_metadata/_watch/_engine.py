@@ -8,7 +8,12 @@ Facts that shape it (see the README, "Waiting and watching"):
   see an empty or half-written file ("not ready yet"). A host-side rename leaves the container on
   the old inode forever; the only sign is a link count of 0 ("stale").
 * inotify is blind or missing in some sandboxes and on network file systems: its events are
-  hints (``_inotify.Hints``), and every file is re-read at every poll interval whatever happens.
+  hints (``_inotify.Hints``). Polling, every file is re-read at every poll interval. With
+  inotify, the hub the watcher shares stats its paths every poll interval (all watchers'
+  together, ``_hub.Hub.check``) and hints the ones whose status changed; every file is still
+  re-read every ``BACKSTOP_INTERVALS`` poll intervals, for what neither inotify nor a status
+  shows (a rewrite of the same size within one tick of the file system's clock, through a
+  blind inotify).
 * Generations are per file (per driver) and never compared across files.
 
 A scan touches the file system; nothing else here does. Scans happen when inotify says
@@ -19,6 +24,7 @@ interval: never merely because a caller woke up (to look at its stop_event, say)
 from __future__ import annotations
 
 import errno
+import math
 import os
 import stat
 from dataclasses import dataclass, field
@@ -41,6 +47,7 @@ from dra_metadata._paths import (
 )
 from dra_metadata._read import DEFAULT_MAX_SIZE, list_metadata_files, read_file, request_view
 from dra_metadata._watch._events import MetadataEvent, MetadataEventKind, classify
+from dra_metadata._watch._hub import Signature, signature, signature_of
 from dra_metadata._watch._inotify import Hints
 from dra_metadata._watch._options import (
     checked_max_size,
@@ -48,6 +55,8 @@ from dra_metadata._watch._options import (
     resolve_force_polling,
 )
 
+BACKSTOP_INTERVALS = 30
+"""With inotify, every file is re-read at this many poll intervals whatever happens."""
 _FIRST_RETRY_SECONDS = 0.005  # re-read of a file caught in the middle of a write
 _CONFIRM_SECONDS = 0.05  # re-read before reporting a file that cannot be decoded
 
@@ -121,6 +130,7 @@ class Watcher:
     hints: Hints = field(default_factory=Hints)
     request_name: str | None = None
     """The request (or subrequest) the caller asked for; None (a single file) selects nothing."""
+    _last_status: os.stat_result | None = None
 
     def start_hints(self) -> bool:
         """Start inotify unless polling is forced or it is running; True when it started."""
@@ -148,11 +158,19 @@ class Watcher:
         changed, overflowed = self.hints.take()
         full = now >= self.full_scan_due or overflowed
         if full:
-            self.full_scan_due = now + self.poll_interval
+            backstop = self.hints.active and self.poll_interval < math.inf
+            interval = self.poll_interval * (BACKSTOP_INTERVALS if backstop else 1)
+            self.full_scan_due = now + interval
         self.hints.watch_directory(self.directory)
         changes: list[_Change] = []
+        signatures: dict[Path, Signature] = {}
+        if self.single_file is None:  # before listing it: a change meanwhile is seen next time
+            signatures[self.directory] = signature(self.directory)
         for path in sorted(set(self._candidates()) | set(self.files), key=_sort_key):
             self._scan_file(path, now, full=full or path in changed, changes=changes)
+            signatures[path] = signature_of(self._last_status)
+        if self.poll_interval < math.inf:
+            self.hints.expect(self.poll_interval, signatures)
         self.problem = self._describe_problem()
         if not changes:
             return []
@@ -190,7 +208,7 @@ class Watcher:
 
     def _scan_file(self, path: Path, now: float, *, full: bool, changes: list[_Change]) -> None:
         state = self.files.get(path)
-        status = self._status(path)
+        status = self._last_status = self._status(path)
         if status is None:
             if state is not None:
                 del self.files[path]
