@@ -129,10 +129,15 @@ class Hub:
 
     def expect(self, user: Subscriber, interval: float, signatures: dict[Path, Signature]) -> float:
         """Look at ``signatures``' paths every ``interval`` seconds for ``user`` (replacing what
-        it asked before); when one differs, ``stat_changed`` and ``wake``. The first look is
-        one interval from now; returned (monotonic seconds)."""
-        due = time.monotonic() + interval
+        it asked before); when one differs, ``stat_changed`` and ``wake``. The next look is
+        when it was due already (so that the looks of many watchers stay together), else one
+        interval from now; returned (monotonic seconds)."""
         with self.lock:
+            before = self._checks.get(user)
+            if before is not None and before.interval == interval:
+                due = before.due
+            else:
+                due = time.monotonic() + interval
             self._checks[user] = _Check(due, interval, signatures)
         return due
 
