@@ -16,9 +16,10 @@ Facts that shape it (see the README, "Waiting and watching"):
   blind inotify).
 * Generations are per file (per driver) and never compared across files.
 
-A scan touches the file system; nothing else here does. Scans happen when inotify says
-something changed, when a file caught mid-write is due for another look, and at every poll
-interval: never merely because a caller woke up (to look at its stop_event, say).
+A scan touches the file system; nothing else here does (but the hub's status check). Scans
+happen when inotify or the status check says something changed, when a file caught mid-write
+is due for another look, and at every poll interval (polling) or every BACKSTOP_INTERVALS of
+them (inotify): never merely because a caller woke up (to look at its stop_event, say).
 """
 
 from __future__ import annotations
@@ -130,7 +131,7 @@ class Watcher:
     hints: Hints = field(default_factory=Hints)
     request_name: str | None = None
     """The request (or subrequest) the caller asked for; None (a single file) selects nothing."""
-    _last_status: os.stat_result | None = None
+    _last_status: os.stat_result | None = field(default=None, init=False, repr=False)
 
     def start_hints(self) -> bool:
         """Start inotify unless polling is forced or it is running; True when it started."""
