@@ -43,11 +43,6 @@ if TYPE_CHECKING:
 DEFAULT_MAX_SIZE = 4 * 1024 * 1024
 """Files larger than this (4 MiB) are refused without being read whole."""
 
-WATCH_MAX_SIZE: ContextVar[int] = ContextVar(
-    "dra_metadata_watch_max_size", default=DEFAULT_MAX_SIZE
-)
-"""The size limit of the files that waits and watches read (the command's ``--max-size``)."""
-
 WARN_STALE: ContextVar[bool] = ContextVar("dra_metadata_warn_stale", default=True)
 """Whether readers log stale views (the command reports them itself, with its exit code 4)."""
 _stale_warned: set[tuple[str, int, int]] = set()  # (path, st_dev, st_ino) warned about
@@ -64,14 +59,10 @@ def _describe_missing(path: Path) -> str:
     return f"{path.name} does not exist; its directory {parent} holds: {names}"
 
 
-def read_file_bytes(path: Path) -> bytes:
-    """The whole content of a regular file (at most WATCH_MAX_SIZE, 4 MiB unless the command
-    sets ``--max-size``), read with one open; typed errors for every failure."""
-    return read_file(path, max_size=WATCH_MAX_SIZE.get())[0]
-
-
 def read_file(path: Path, *, max_size: int = DEFAULT_MAX_SIZE) -> tuple[bytes, os.stat_result]:
-    """read_file_bytes, and the status of the open descriptor (``st_nlink`` 0: a stale view)."""
+    """The whole content of a regular file (at most ``max_size`` bytes), read with one open,
+    and the status of the open descriptor (``st_nlink`` 0: a stale view); typed errors for
+    every failure."""
     if not max_size >= 0:
         raise ValueError(f"max_size must be a number of bytes >= 0, not {max_size!r}")
     try:

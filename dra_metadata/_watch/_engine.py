@@ -8,17 +8,24 @@ Facts that shape it (see docs/guides/waiting.md and docs/explanation/stale-views
   see an empty or half-written file ("not ready yet"). A host-side rename leaves the container on
   the old inode forever; the only sign is a link count of 0 ("stale").
 * inotify is blind or missing in some sandboxes and on network file systems: its events are
-  hints (``_inotify.Hints``), and every file is re-read at every poll interval whatever happens.
+  hints (``_inotify.Hints``). Polling, every file is re-read at every poll interval. With
+  inotify, the hub the watcher shares stats its paths every poll interval (all watchers'
+  together, ``_hub.Hub.check``) and hints the ones whose status changed; every file is still
+  re-read every ``BACKSTOP_INTERVALS`` poll intervals, for what neither inotify nor a status
+  shows (a rewrite of the same size within one tick of the file system's clock, through a
+  blind inotify).
 * Generations are per file (per driver) and never compared across files.
 
-A scan touches the file system; nothing else here does. Scans happen when inotify says
-something changed, when a file caught mid-write is due for another look, and at every poll
-interval: never merely because a caller woke up (to look at its stop_event, say).
+A scan touches the file system; nothing else here does (but the hub's status check). Scans
+happen when inotify or the status check says something changed, when a file caught mid-write
+is due for another look, and at every poll interval (polling) or every BACKSTOP_INTERVALS of
+them (inotify): never merely because a caller woke up (to look at its stop_event, say).
 """
 
 from __future__ import annotations
 
 import errno
+import math
 import os
 import stat
 from dataclasses import dataclass, field
@@ -39,11 +46,23 @@ from dra_metadata._reading._paths import (
     metadata_file_name,
     request_dir,
 )
-from dra_metadata._reading._read import list_metadata_files, read_file_bytes, request_view
+from dra_metadata._reading._read import (
+    DEFAULT_MAX_SIZE,
+    list_metadata_files,
+    read_file,
+    request_view,
+)
 from dra_metadata._watch._events import MetadataEvent, MetadataEventKind, classify
+from dra_metadata._watch._hub import Signature, signature, signature_of
 from dra_metadata._watch._inotify import Hints
-from dra_metadata._watch._options import checked_poll_interval, resolve_force_polling
+from dra_metadata._watch._options import (
+    checked_max_size,
+    checked_poll_interval,
+    resolve_force_polling,
+)
 
+BACKSTOP_INTERVALS = 30
+"""With inotify, every file is re-read at this many poll intervals whatever happens."""
 _FIRST_RETRY_SECONDS = 0.005  # re-read of a file caught in the middle of a write
 _CONFIRM_SECONDS = 0.05  # re-read before reporting a file that cannot be decoded
 
@@ -107,6 +126,8 @@ class Watcher:
     single_file: Path | None
     poll_interval: float
     force_polling: bool
+    max_size: int = DEFAULT_MAX_SIZE
+    """Files larger than this are refused (MetadataTooLargeError), as the read functions do."""
     files: dict[Path, _FileState] = field(default_factory=dict)
     removed: dict[Path, MetadataSource] = field(default_factory=dict)
     full_scan_due: float = 0.0
@@ -115,6 +136,7 @@ class Watcher:
     hints: Hints = field(default_factory=Hints)
     request_name: str | None = None
     """The request (or subrequest) the caller asked for; None (a single file) selects nothing."""
+    _last_status: os.stat_result | None = field(default=None, init=False, repr=False)
 
     def start_hints(self) -> bool:
         """Start inotify unless polling is forced or it is running; True when it started."""
@@ -142,11 +164,19 @@ class Watcher:
         changed, overflowed = self.hints.take()
         full = now >= self.full_scan_due or overflowed
         if full:
-            self.full_scan_due = now + self.poll_interval
+            backstop = self.hints.active and self.poll_interval < math.inf
+            interval = self.poll_interval * (BACKSTOP_INTERVALS if backstop else 1)
+            self.full_scan_due = now + interval
         self.hints.watch_directory(self.directory)
         changes: list[_Change] = []
+        signatures: dict[Path, Signature] = {}
+        if self.single_file is None:  # before listing it: a change meanwhile is seen next time
+            signatures[self.directory] = signature(self.directory)
         for path in sorted(set(self._candidates()) | set(self.files), key=_sort_key):
             self._scan_file(path, now, full=full or path in changed, changes=changes)
+            signatures[path] = signature_of(self._last_status)
+        if self.poll_interval < math.inf:
+            self.hints.expect(self.poll_interval, signatures)
         self.problem = self._describe_problem()
         if not changes:
             return []
@@ -184,7 +214,7 @@ class Watcher:
 
     def _scan_file(self, path: Path, now: float, *, full: bool, changes: list[_Change]) -> None:
         state = self.files.get(path)
-        status = self._status(path)
+        status = self._last_status = self._status(path)
         if status is None:
             if state is not None:
                 del self.files[path]
@@ -217,7 +247,7 @@ class Watcher:
         changes: list[_Change],
     ) -> None:
         try:
-            data = read_file_bytes(path)
+            data = read_file(path, max_size=self.max_size)[0]
         except MetadataNotFoundError:
             return  # removed meanwhile: the next scan reports it
         if data == state.content and identity == state.identity:
@@ -291,6 +321,7 @@ def claim_watcher(
     root: StrPath | None,
     poll_interval: float,
     force_polling: bool | None,
+    max_size: int = DEFAULT_MAX_SIZE,
 ) -> Watcher:
     """A watcher of a request directory, or of one driver's file in it; inotify not started.
 
@@ -303,11 +334,18 @@ def claim_watcher(
         single,
         checked_poll_interval(poll_interval),
         resolve_force_polling(force_polling),
+        checked_max_size(max_size),
         request_name=request_name,
     )
 
 
-def file_watcher(path: StrPath, *, poll_interval: float, force_polling: bool | None) -> Watcher:
+def file_watcher(
+    path: StrPath,
+    *,
+    poll_interval: float,
+    force_polling: bool | None,
+    max_size: int = DEFAULT_MAX_SIZE,
+) -> Watcher:
     """A watcher of any one metadata file; inotify not started."""
     file_path = Path(path)
     return Watcher(
@@ -315,4 +353,5 @@ def file_watcher(path: StrPath, *, poll_interval: float, force_polling: bool | N
         file_path,
         checked_poll_interval(poll_interval),
         resolve_force_polling(force_polling),
+        checked_max_size(max_size),
     )

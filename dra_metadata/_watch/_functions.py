@@ -6,6 +6,7 @@ import time
 from collections.abc import AsyncIterator, Iterator
 
 from dra_metadata._reading._paths import StrPath
+from dra_metadata._reading._read import DEFAULT_MAX_SIZE
 from dra_metadata._watch._engine import Watcher, claim_watcher, file_watcher
 from dra_metadata._watch._events import MetadataEvent, StopEvent
 from dra_metadata._watch._options import checked_timeout
@@ -72,6 +73,7 @@ def watch_claim_metadata(
     poll_interval: float = 1.0,
     force_polling: bool | None = None,
     stop_event: StopEvent | None = None,
+    max_size: int = DEFAULT_MAX_SIZE,
 ) -> Iterator[MetadataEvent]:
     """Yield a MetadataEvent whenever the metadata of a claim's request changes.
 
@@ -79,9 +81,10 @@ def watch_claim_metadata(
     ``stop_event`` is set, or when the caller stops iterating; every descriptor is closed then.
     ``force_polling`` (or ``DRA_METADATA_FORCE_POLLING=1``) polls every ``poll_interval``
     seconds instead of using inotify, which is otherwise complemented by a re-read at that
-    interval. Raises MetadataReadError for a file or directory that cannot be looked at
-    (permission denied, a symlink loop, a path through a regular file) and MetadataDecodeError
-    for a file that stays undecodable.
+    interval. ``max_size`` (bytes, 4 MiB by default) is the size limit of each file, as for
+    read_metadata_file: a larger file raises MetadataTooLargeError. Raises MetadataReadError
+    for a file or directory that cannot be looked at (permission denied, a symlink loop, a path
+    through a regular file) and MetadataDecodeError for a file that stays undecodable.
 
     Args:
         claim_name: The claim's name (``spec.resourceClaims[].resourceClaimName``).
@@ -90,10 +93,13 @@ def watch_claim_metadata(
             merged as read_claim_metadata merges them.
         root: The metadata root; by default ``$DRA_METADATA_ROOT``, else CONTAINER_DIR.
         timeout: Seconds after which the iteration ends quietly; None: no limit.
-        poll_interval: Seconds between re-reads, whatever inotify says.
+        poll_interval: Seconds between looks at the files, whatever inotify says: a status
+            check of each file (and a full re-read every 30 of them) while inotify works, a
+            re-read when polling.
         force_polling: True: poll only; None: ``$DRA_METADATA_FORCE_POLLING`` decides.
         stop_event: Ends the watch when set (a threading.Event at once; any object with
             ``is_set()`` is looked at every 100 ms).
+        max_size: The size limit of each file in bytes (4 MiB by default).
 
     Examples:
         >>> for event in dra_metadata.watch_claim_metadata("fast-net", "vf"):
@@ -109,6 +115,7 @@ def watch_claim_metadata(
         root=root,
         poll_interval=poll_interval,
         force_polling=force_polling,
+        max_size=max_size,
     )
     return _watch(watcher, checked_timeout(timeout), stop_event)
 
@@ -123,6 +130,7 @@ def watch_template_metadata(
     poll_interval: float = 1.0,
     force_polling: bool | None = None,
     stop_event: StopEvent | None = None,
+    max_size: int = DEFAULT_MAX_SIZE,
 ) -> Iterator[MetadataEvent]:
     """Yield a MetadataEvent whenever the metadata of a template claim's request changes.
 
@@ -145,6 +153,7 @@ def watch_template_metadata(
         root=root,
         poll_interval=poll_interval,
         force_polling=force_polling,
+        max_size=max_size,
     )
     return _watch(watcher, checked_timeout(timeout), stop_event)
 
@@ -156,6 +165,7 @@ def watch_metadata_file(
     poll_interval: float = 1.0,
     force_polling: bool | None = None,
     stop_event: StopEvent | None = None,
+    max_size: int = DEFAULT_MAX_SIZE,
 ) -> Iterator[MetadataEvent]:
     """Yield a MetadataEvent whenever one metadata file, named by its path, changes.
 
@@ -170,7 +180,9 @@ def watch_metadata_file(
         ...     break
         CREATED net1
     """
-    watcher = file_watcher(path, poll_interval=poll_interval, force_polling=force_polling)
+    watcher = file_watcher(
+        path, poll_interval=poll_interval, force_polling=force_polling, max_size=max_size
+    )
     return _watch(watcher, checked_timeout(timeout), stop_event)
 
 
@@ -184,6 +196,7 @@ def awatch_claim_metadata(
     poll_interval: float = 1.0,
     force_polling: bool | None = None,
     stop_event: StopEvent | None = None,
+    max_size: int = DEFAULT_MAX_SIZE,
 ) -> AsyncIterator[MetadataEvent]:
     """The asyncio twin of watch_claim_metadata: ``async for event in awatch_...``.
 
@@ -208,6 +221,7 @@ def awatch_claim_metadata(
         root=root,
         poll_interval=poll_interval,
         force_polling=force_polling,
+        max_size=max_size,
     )
     return _awatch(watcher, checked_timeout(timeout), stop_event)
 
@@ -222,6 +236,7 @@ def awatch_template_metadata(
     poll_interval: float = 1.0,
     force_polling: bool | None = None,
     stop_event: StopEvent | None = None,
+    max_size: int = DEFAULT_MAX_SIZE,
 ) -> AsyncIterator[MetadataEvent]:
     """The asyncio twin of watch_template_metadata: ``async for event in awatch_...``.
 
@@ -236,6 +251,7 @@ def awatch_template_metadata(
         root=root,
         poll_interval=poll_interval,
         force_polling=force_polling,
+        max_size=max_size,
     )
     return _awatch(watcher, checked_timeout(timeout), stop_event)
 
@@ -247,11 +263,14 @@ def awatch_metadata_file(
     poll_interval: float = 1.0,
     force_polling: bool | None = None,
     stop_event: StopEvent | None = None,
+    max_size: int = DEFAULT_MAX_SIZE,
 ) -> AsyncIterator[MetadataEvent]:
     """The asyncio twin of watch_metadata_file: ``async for event in awatch_metadata_file(...)``.
 
     One metadata file, named by its path; everything else is as in awatch_claim_metadata (the
     event loop, ``stop_event``, cancellation, the errors).
     """
-    watcher = file_watcher(path, poll_interval=poll_interval, force_polling=force_polling)
+    watcher = file_watcher(
+        path, poll_interval=poll_interval, force_polling=force_polling, max_size=max_size
+    )
     return _awatch(watcher, checked_timeout(timeout), stop_event)

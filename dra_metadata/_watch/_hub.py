@@ -15,6 +15,14 @@ when the last watcher holding it lets it go. The descriptor's IN_IGNORED (the ke
 its inode is gone) reaches every watcher that held it; one for a descriptor the hub removed
 itself, and already forgot, is dropped.
 
+inotify can be blind (gVisor, virtio-fs, a write through a shared mapping), so each watcher's
+paths must still be looked at every poll interval. Rather than each watcher waking up to re-read
+its files, the hub stats every path its watchers registered (``expect``), once per poll interval
+and all together (the reading thread's poll timeout; the loop's call_later), and wakes only the
+watchers whose paths changed: inode, device, size, modification and change times, link count,
+or absent/present. A watcher then re-reads through its usual path; its own full re-read is a
+backstop at a longer interval (``_engine``).
+
 A child made by fork(2) shares the parent's instance (the descriptor is inherited) but not its
 reading thread; reading it would steal the parent's events. So the child forgets every hub it
 inherited (closing its copies of their descriptors) and its watchers move to a new instance.
@@ -24,12 +32,17 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import math
 import os
 import select
 import threading
+import time
 import weakref
 from pathlib import Path
 from typing import Any, Protocol
+
+Signature = tuple[int, ...] | None
+"""What a stat of a path says about its content: None while it is absent."""
 
 # inotify masks (values from <sys/inotify.h>).
 IN_Q_OVERFLOW, IN_IGNORED, IN_UNMOUNT = 0x4000, 0x8000, 0x2000
@@ -52,6 +65,9 @@ class Subscriber(Protocol):
     def overflowed_queue(self) -> None:
         """Events were lost (IN_Q_OVERFLOW, or the instance failed): look at everything."""
 
+    def stat_changed(self, path: Path) -> None:
+        """The periodic check found ``path`` changed (its signature is not the expected one)."""
+
     def wake(self) -> None:
         """Called after the events of a read were handed out, without the hub's lock."""
 
@@ -69,6 +85,7 @@ class Hub:
         """Why the instance can no longer be read; its watchers poll."""
         self.users: set[Subscriber] = set()
         self._holders: dict[int, dict[Subscriber, int]] = {}  # descriptor -> {watcher: mask}
+        self._checks: dict[Subscriber, _Check] = {}
 
     def fileno(self) -> int:
         return int(self._inotify.fileno())
@@ -106,8 +123,47 @@ class Hub:
         """``user`` ends; True when it was the last watcher of this hub."""
         with self.lock:
             self._release(user, descriptors)
+            self._checks.pop(user, None)
             self.users.discard(user)
             return not self.users
+
+    def expect(self, user: Subscriber, interval: float, signatures: dict[Path, Signature]) -> float:
+        """Look at ``signatures``' paths every ``interval`` seconds for ``user`` (replacing what
+        it asked before); when one differs, ``stat_changed`` and ``wake``. The next look is
+        when it was due already (so that the looks of many watchers stay together), else one
+        interval from now; returned (monotonic seconds)."""
+        with self.lock:
+            before = self._checks.get(user)
+            if before is not None and before.interval == interval:
+                due = before.due
+            else:
+                due = time.monotonic() + interval
+            self._checks[user] = _Check(due, interval, signatures)
+        return due
+
+    def check(self) -> float:
+        """Look at the paths whose look is due (or nearly: a quarter of an interval early, so
+        that looks made at slightly different times fall together); when the next is due."""
+        now = time.monotonic()
+        woken: list[Subscriber] = []
+        with self.lock:
+            for user, check in self._checks.items():
+                if check.due - check.interval / 4 > now:
+                    continue
+                check.due = now + check.interval
+                changed = False
+                for entry in check.entries:
+                    found = signature(entry.name)
+                    if found != entry.expected:
+                        entry.expected = found
+                        user.stat_changed(entry.path)
+                        changed = True
+                if changed:
+                    woken.append(user)
+            following = min((check.due for check in self._checks.values()), default=math.inf)
+        for user in woken:
+            user.wake()
+        return following
 
     def dispatch(self) -> None:
         """Read the pending events and hand each to the watchers that asked for it."""
@@ -168,6 +224,49 @@ class Hub:
             self._inotify.close()
 
 
+class _Check:
+    __slots__ = ("due", "entries", "interval")
+
+    def __init__(self, due: float, interval: float, signatures: dict[Path, Signature]) -> None:
+        self.due = due
+        self.interval = interval
+        self.entries = [_Expected(path, expected) for path, expected in signatures.items()]
+
+
+class _Expected:
+    __slots__ = ("expected", "name", "path")
+
+    def __init__(self, path: Path, expected: Signature) -> None:
+        self.path = path
+        self.name = os.fsencode(path)  # the cheapest argument of os.stat
+        self.expected = expected
+
+
+def signature(path: Path | bytes) -> Signature:
+    """What a stat of ``path`` says about its content (an error: its errno, negated)."""
+    try:
+        status = os.stat(path)  # noqa: PTH116 - one system call
+    except FileNotFoundError:
+        return None
+    except OSError as error:
+        return (-(error.errno or 1),)
+    return signature_of(status)
+
+
+def signature_of(status: os.stat_result | None) -> Signature:
+    """The signature of a status already at hand (None: absent)."""
+    if status is None:
+        return None
+    return (
+        status.st_ino,
+        status.st_dev,
+        status.st_size,
+        status.st_mtime_ns,
+        status.st_ctime_ns,
+        status.st_nlink,
+    )
+
+
 class ThreadHub(Hub):
     """The process's instance for sync watchers, read by one daemon thread.
 
@@ -189,9 +288,19 @@ class ThreadHub(Hub):
     def _run(self) -> None:
         poller = select.poll()
         poller.register(self.fileno(), select.POLLIN)
+        following = math.inf
         while not self._stopping and self.failed is None:
-            if poller.poll(_THREAD_LOOK_MILLISECONDS):
+            wait = min(_THREAD_LOOK_MILLISECONDS / 1000, max(following - time.monotonic(), 0))
+            if poller.poll(math.ceil(wait * 1000)):
                 self.dispatch()
+            if time.monotonic() >= following or following == math.inf:
+                following = self.check()
+            else:
+                following = min(following, self._earliest())
+
+    def _earliest(self) -> float:
+        with self.lock:
+            return min((check.due for check in self._checks.values()), default=math.inf)
 
     def _read(self) -> list[Any]:
         with self.lock:  # never after close: the descriptor's number may be another's by then
@@ -214,6 +323,7 @@ class LoopHub(Hub):
     def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
         super().__init__()
         self._loop = loop
+        self._timer: asyncio.TimerHandle | None = None
         try:
             loop.add_reader(self.fileno(), self._readable)
         except (NotImplementedError, RuntimeError):  # a loop without readers
@@ -225,7 +335,29 @@ class LoopHub(Hub):
         if self.failed is not None:  # would stay readable: stop reading it
             self._loop.remove_reader(self.fileno())
 
+    def expect(self, user: Subscriber, interval: float, signatures: dict[Path, Signature]) -> float:
+        due = super().expect(user, interval, signatures)
+        timer = self._timer
+        if timer is None or timer.when() > due + self._loop.time() - time.monotonic():
+            self._schedule(due)
+        return due
+
+    def _schedule(self, due: float) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        if due != math.inf and not self._loop.is_closed():
+            self._timer = self._loop.call_later(max(due - time.monotonic(), 0), self._checking)
+
+    def _checking(self) -> None:
+        self._timer = None
+        if self.usable:
+            self._schedule(self.check())
+
     def close(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
         if not self._loop.is_closed():
             self._loop.remove_reader(self.fileno())
         super().close()

@@ -228,6 +228,19 @@ class Hints:
         with self._lock:
             self._overflowed = True
 
+    def stat_changed(self, path: Path) -> None:
+        with self._lock:
+            self._changed.add(path)
+
+    def expect(self, interval: float, signatures: dict[Path, _hub.Signature]) -> bool:
+        """Have the hub look at ``signatures``' paths every ``interval`` seconds and hint
+        the ones that differ; False where there is no hub (polling)."""
+        hub = self._usable()
+        if hub is None:
+            return False
+        hub.expect(self, interval, signatures)
+        return True
+
     # Watches ---------------------------------------------------------------------------------
 
     def _add(self, hub: _hub.Hub, path: Path, mask: int, entry: _Entry) -> int | None:

@@ -23,6 +23,13 @@ def checked_poll_interval(poll_interval: float) -> float:
     return poll_interval
 
 
+def checked_max_size(max_size: int) -> int:
+    """A number of bytes >= 0 (the size limit of each file read, as the read functions take)."""
+    if not max_size >= 0:
+        raise ValueError(f"max_size must be a number of bytes >= 0, not {max_size!r}")
+    return max_size
+
+
 def resolve_force_polling(force_polling: bool | None) -> bool:
     if force_polling is not None:
         return force_polling

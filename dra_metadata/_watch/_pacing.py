@@ -5,14 +5,16 @@ is due. inotify events are read by the instance the watcher shares (``_hub``: a 
 process for sync watchers, the event loop for async ones), which wakes the watcher's pause. A
 stop_event is waited on rather than looked at periodically where it can be: an asyncio.Event
 is awaited; a threading.Event (or a multiprocessing one) is waited on directly while polling,
-and by a small relay thread while inotify is used (the relay wakes the pause when the event
-is set). Any other object with ``is_set()`` is looked at every 100 ms.
+and by a small relay thread while inotify is used (the relay wakes the pauses when the event
+is set): one relay per stop_event object, shared by every watch and wait given that object.
+Any other object with ``is_set()`` is looked at every 100 ms.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import threading
 import time
 from collections.abc import Callable
@@ -24,7 +26,7 @@ STOP_CHECK_SECONDS = 0.1
 """A stop_event that cannot be waited on is looked at this often."""
 LONGEST_PAUSE = 3600.0
 """Pauses are cut to this: poll(2) and time.sleep overflow on huge or infinite seconds."""
-_RELAY_SLICE_SECONDS = 10.0  # how long a relay outlives its watch at most
+_RELAY_SLICE_SECONDS = 60.0  # how long a relay outlives its last watch at most
 
 
 def bounded(seconds: float) -> float:
@@ -41,33 +43,64 @@ def _blocking_wait(stop_event: StopEvent | None) -> bool:
 
 
 class _StopRelay:
-    """A daemon thread that waits on a thread-blocking stop_event and then calls ``notify``,
-    so that a pause waits for inotify and the stop at once.
+    """A daemon thread that waits on a thread-blocking stop_event and then calls every
+    ``notify`` subscribed to it (``relay``), so that pauses wait for inotify and the stop at
+    once.
 
-    Nothing can interrupt its wait, so after ``close`` it ends at its next slice (10 s).
+    Nothing can interrupt its wait, so once nobody is subscribed it ends at its next slice
+    (60 s; a thread that wakes up once a minute costs next to nothing meanwhile).
     """
 
-    def __init__(self, stop_event: StopEvent, notify: Callable[[], None]) -> None:
-        self._stop_event = stop_event
-        self._notify = notify
-        self._lock = threading.Lock()
-        self._closed = False
+    def __init__(self, stop_event: StopEvent) -> None:
+        self.stop_event = stop_event
+        self.notifies: dict[object, Callable[[], None]] = {}
         threading.Thread(target=self._relay, name="dra-metadata stop relay", daemon=True).start()
 
     def _relay(self) -> None:
-        wait = self._stop_event.wait  # type: ignore[attr-defined]
+        wait = self.stop_event.wait  # type: ignore[attr-defined]
         while True:
             stopped = wait(_RELAY_SLICE_SECONDS)
-            with self._lock:
-                if self._closed:
-                    return
-                if stopped:
-                    self._notify()
-                    return
+            with _relays_lock:
+                if not stopped and self.notifies:
+                    continue
+                if _relays.get(id(self.stop_event)) is self:
+                    del _relays[id(self.stop_event)]
+                notifies = list(self.notifies.values()) if stopped else []
+                self.notifies.clear()
+            for notify in notifies:
+                notify()
+            return
 
-    def close(self) -> None:
-        with self._lock:
-            self._closed = True
+
+_relays_lock = threading.Lock()
+_relays: dict[int, _StopRelay] = {}  # id(stop_event) -> its relay (which holds the event)
+
+
+def relay(stop_event: StopEvent, notify: Callable[[], None]) -> Callable[[], None]:
+    """Call ``notify`` (in another thread) once ``stop_event`` is set; returns the function
+    that unsubscribes. Every subscriber of one stop_event object shares one thread."""
+    token = object()
+    with _relays_lock:
+        shared = _relays.get(id(stop_event))
+        if shared is None:
+            shared = _relays[id(stop_event)] = _StopRelay(stop_event)
+        shared.notifies[token] = notify
+
+    def unsubscribe() -> None:
+        with _relays_lock:
+            shared.notifies.pop(token, None)
+
+    return unsubscribe
+
+
+def _forget_relays_in_child() -> None:
+    global _relays_lock  # noqa: PLW0603 - a forked child has none of the parent's threads
+    _relays_lock = threading.Lock()
+    _relays.clear()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_relays_in_child)
 
 
 class _Wakeup:
@@ -97,7 +130,7 @@ class Pacer:
         self._watcher = watcher
         self._stop_event = stop_event
         self._blocking = _blocking_wait(stop_event)
-        self._relay: _StopRelay | None = None
+        self._unrelay: Callable[[], None] | None = None
         self._woken = _Wakeup()
         watcher.hints.wake = self._woken.set
 
@@ -114,9 +147,9 @@ class Pacer:
             else:
                 _sliced_sleep(seconds, stop_event)
             return
-        if self._blocking and self._relay is None:
+        if self._blocking and self._unrelay is None:
             assert stop_event is not None  # noqa: S101 - _blocking_wait says so
-            self._relay = _StopRelay(stop_event, self._woken.set)
+            self._unrelay = relay(stop_event, self._woken.set)
         sliced = stop_event is not None and not self._blocking
         end = time.monotonic() + seconds
         while True:
@@ -129,9 +162,9 @@ class Pacer:
             self._woken.wait(min(remaining, STOP_CHECK_SECONDS) if sliced else remaining)
 
     def close(self) -> None:
-        if self._relay is not None:
-            self._relay.close()
-            self._relay = None
+        if self._unrelay is not None:
+            self._unrelay()
+            self._unrelay = None
 
 
 def _sliced_sleep(seconds: float, stop_event: StopEvent) -> None:
@@ -152,7 +185,7 @@ class AsyncPacer:
         self._loop = asyncio.get_running_loop()
         self._waiter: asyncio.Future[bool] | None = None
         self._stop_task: asyncio.Task[object] | None = None
-        self._relay: _StopRelay | None = None
+        self._unrelay: Callable[[], None] | None = None
         watcher.hints.loop = self._loop
         watcher.hints.wake = self._wake
         if isinstance(stop_event, asyncio.Event):
@@ -160,8 +193,8 @@ class AsyncPacer:
             self._stop_task.add_done_callback(lambda _: self._wake())
         elif _blocking_wait(stop_event):
             assert stop_event is not None  # noqa: S101 - _blocking_wait says so
-            self._relay = _StopRelay(stop_event, self._stop_relayed)
-        self._sliced = stop_event is not None and self._stop_task is None and self._relay is None
+            self._unrelay = relay(stop_event, self._stop_relayed)
+        self._sliced = stop_event is not None and self._stop_task is None and self._unrelay is None
 
     def _wake(self) -> None:
         _settle(self._waiter, woken=True)
@@ -196,9 +229,9 @@ class AsyncPacer:
             self._waiter = None
 
     def close(self) -> None:
-        if self._relay is not None:
-            self._relay.close()
-            self._relay = None
+        if self._unrelay is not None:
+            self._unrelay()
+            self._unrelay = None
         if self._stop_task is not None:
             self._stop_task.cancel()
 

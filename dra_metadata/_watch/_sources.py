@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Literal, Protocol
 from dra_metadata._model._metadata import DeviceMetadata
 from dra_metadata._model._models import Device
 from dra_metadata._reading._paths import StrPath, request_dir
+from dra_metadata._reading._read import DEFAULT_MAX_SIZE
 from dra_metadata._watch._engine import unreadable
 from dra_metadata._watch._events import StopEvent
 from dra_metadata._watch._options import WAIT_SOURCES, WaitSource
@@ -105,6 +106,7 @@ def _plan(  # noqa: PLR0913 - every option of every source
     poll_interval: float | None,
     force_polling: bool | None,
     stop_event: StopEvent | None,
+    max_size: int,
     progress: Callable[[str], None] | None,
     progress_interval: float,
     source: WaitSource,
@@ -118,7 +120,12 @@ def _plan(  # noqa: PLR0913 - every option of every source
         request_name,
         template=template,
         root=root,
-        file_options={"root": root, "poll_interval": poll_interval, "force_polling": force_polling},
+        file_options={
+            "root": root,
+            "poll_interval": poll_interval,
+            "force_polling": force_polling,
+            "max_size": None if max_size == DEFAULT_MAX_SIZE else max_size,
+        },
         api_options={"pod_name": pod_name, "namespace": namespace, "client": client},
     )
     if chosen == "file":
@@ -132,6 +139,7 @@ def _plan(  # noqa: PLR0913 - every option of every source
             timeout=timeout,
             poll_interval=DEFAULT_POLL_INTERVAL if poll_interval is None else poll_interval,
             force_polling=force_polling,
+            max_size=max_size,
             stop_event=stop_event,
             progress=progress,
             progress_interval=progress_interval,
@@ -191,6 +199,7 @@ def wait_until(  # noqa: PLR0913 - the options of both sources, and progress rep
     poll_interval: float | None = None,
     force_polling: bool | None = None,
     stop_event: StopEvent | None = None,
+    max_size: int = DEFAULT_MAX_SIZE,
     progress: Callable[[str], None] | None = None,
     progress_interval: float = 5.0,
     source: WaitSource = "file",
@@ -210,12 +219,14 @@ def wait_until(  # noqa: PLR0913 - the options of both sources, and progress rep
     ``progress_interval`` seconds while waiting.
 
     ``source="file"`` (the default) waits on the request directory's files (``root``,
-    ``poll_interval``: 1 s, ``force_polling``); ``"api"`` on a watch of the ResourceClaim
-    through the Kubernetes API (``pod_name``, ``namespace``, ``client`` as in
-    dra_metadata.kube; MetadataNotFoundError for a claim or request that does not exist,
-    KubeAPIError when the API refuses or cannot be reached); ``"auto"`` on the files when the
-    request directory exists in this container, else on the API. An option of the other source
-    is a ValueError.
+    ``poll_interval``: 1 s, ``force_polling``, ``max_size``: the size limit of each file, 4 MiB
+    by default, as for read_metadata_file; a larger file raises MetadataTooLargeError);
+    ``"api"`` on a watch of the ResourceClaim through the Kubernetes API (``pod_name``,
+    ``namespace``, ``client`` as in dra_metadata.kube; MetadataNotFoundError for a claim or
+    request that does not exist, KubeAPIError when the API refuses or cannot be reached);
+    ``"auto"`` on the files when the request directory exists in this container, else on the
+    API. An option of the other source is a ValueError (``max_size`` counts as given when it
+    is not the default).
 
     Args:
         condition: ``condition(metadata)``: None when ready, else why not (a sentence).
@@ -247,6 +258,7 @@ def wait_until(  # noqa: PLR0913 - the options of both sources, and progress rep
         poll_interval=poll_interval,
         force_polling=force_polling,
         stop_event=stop_event,
+        max_size=max_size,
         progress=progress,
         progress_interval=progress_interval,
         source=source,
@@ -268,6 +280,7 @@ def wait_for(  # noqa: PLR0913 - the options of both sources
     poll_interval: float | None = None,
     force_polling: bool | None = None,
     stop_event: StopEvent | None = None,
+    max_size: int = DEFAULT_MAX_SIZE,
     source: WaitSource = "file",
     pod_name: str | None = None,
     namespace: str | None = None,
@@ -301,6 +314,7 @@ def wait_for(  # noqa: PLR0913 - the options of both sources
         poll_interval=poll_interval,
         force_polling=force_polling,
         stop_event=stop_event,
+        max_size=max_size,
         progress=None,
         progress_interval=5.0,
         source=source,
@@ -322,6 +336,7 @@ def wait_for_network_data(  # noqa: PLR0913 - the options of both sources
     poll_interval: float | None = None,
     force_polling: bool | None = None,
     stop_event: StopEvent | None = None,
+    max_size: int = DEFAULT_MAX_SIZE,
     source: WaitSource = "file",
     pod_name: str | None = None,
     namespace: str | None = None,
@@ -353,6 +368,7 @@ def wait_for_network_data(  # noqa: PLR0913 - the options of both sources
         poll_interval=poll_interval,
         force_polling=force_polling,
         stop_event=stop_event,
+        max_size=max_size,
         progress=None,
         progress_interval=5.0,
         source=source,
@@ -374,6 +390,7 @@ async def await_until(  # noqa: PLR0913 - the options of both sources, and progr
     poll_interval: float | None = None,
     force_polling: bool | None = None,
     stop_event: StopEvent | None = None,
+    max_size: int = DEFAULT_MAX_SIZE,
     progress: Callable[[str], None] | None = None,
     progress_interval: float = 5.0,
     source: WaitSource = "file",
@@ -399,6 +416,7 @@ async def await_until(  # noqa: PLR0913 - the options of both sources, and progr
         poll_interval=poll_interval,
         force_polling=force_polling,
         stop_event=stop_event,
+        max_size=max_size,
         progress=progress,
         progress_interval=progress_interval,
         source=source,
@@ -420,6 +438,7 @@ async def await_for(  # noqa: PLR0913 - the options of both sources
     poll_interval: float | None = None,
     force_polling: bool | None = None,
     stop_event: StopEvent | None = None,
+    max_size: int = DEFAULT_MAX_SIZE,
     source: WaitSource = "file",
     pod_name: str | None = None,
     namespace: str | None = None,
@@ -441,6 +460,7 @@ async def await_for(  # noqa: PLR0913 - the options of both sources
         poll_interval=poll_interval,
         force_polling=force_polling,
         stop_event=stop_event,
+        max_size=max_size,
         progress=None,
         progress_interval=5.0,
         source=source,
@@ -462,6 +482,7 @@ async def await_for_network_data(  # noqa: PLR0913 - the options of both sources
     poll_interval: float | None = None,
     force_polling: bool | None = None,
     stop_event: StopEvent | None = None,
+    max_size: int = DEFAULT_MAX_SIZE,
     source: WaitSource = "file",
     pod_name: str | None = None,
     namespace: str | None = None,
@@ -487,6 +508,7 @@ async def await_for_network_data(  # noqa: PLR0913 - the options of both sources
         poll_interval=poll_interval,
         force_polling=force_polling,
         stop_event=stop_event,
+        max_size=max_size,
         progress=None,
         progress_interval=5.0,
         source=source,

@@ -183,6 +183,7 @@ class FileWait:
         timeout: float | None,
         poll_interval: float,
         force_polling: bool | None,
+        max_size: int,
         stop_event: StopEvent | None,
         progress: Callable[[str], None] | None,
         progress_interval: float,
@@ -195,6 +196,7 @@ class FileWait:
             root=root,
             poll_interval=poll_interval,
             force_polling=force_polling,
+            max_size=max_size,
         )
         return cls(
             watcher,

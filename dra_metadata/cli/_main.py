@@ -18,7 +18,7 @@ from typing import NoReturn
 
 from dra_metadata import DeviceMetadataError, InvalidNameError, MetadataValidationError
 from dra_metadata._reading._missing import WORDING
-from dra_metadata._reading._read import DEFAULT_MAX_SIZE, WARN_STALE, WATCH_MAX_SIZE
+from dra_metadata._reading._read import WARN_STALE
 from dra_metadata.cli._arguments import ArgumentParser, VersionAction, add_global_arguments
 from dra_metadata.cli._commands import command_names, load_command
 from dra_metadata.cli._exit import (
@@ -157,13 +157,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         arguments.command_line = command_line
     signal.signal(signal.SIGTERM, _terminate)
     wording, warnings = WORDING.set("command"), WARN_STALE.set(False)
-    limit = WATCH_MAX_SIZE.set(getattr(arguments, "max_size", DEFAULT_MAX_SIZE))
     try:
         return _run(arguments)
     finally:
         WORDING.reset(wording)
         WARN_STALE.reset(warnings)
-        WATCH_MAX_SIZE.reset(limit)
 
 
 def _run(arguments: argparse.Namespace) -> int:

@@ -331,7 +331,11 @@ def wait_until_ready(arguments: argparse.Namespace, wait: Wait) -> DeviceMetadat
             sys.stderr.flush()
 
     options: dict[str, Any] = (
-        {"root": arguments.root, "poll_interval": arguments.poll_interval}
+        {
+            "root": arguments.root,
+            "poll_interval": arguments.poll_interval,
+            "max_size": arguments.max_size,
+        }
         if wait.source == "file"
         else {"pod_name": arguments.pod, "namespace": arguments.namespace}
     )
