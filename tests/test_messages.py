@@ -98,3 +98,26 @@ def test_repeated_versions_are_named_ten_at_most() -> None:
     with pytest.raises(ValueError, match="must not repeat") as info:
         encode_stream(DeviceMetadata(), versions=[version] * 1000)
     assert str(info.value).endswith(f"{', '.join([version] * 10)}, and 990 more")
+
+
+def test_a_claim_status_of_many_requests_names_ten() -> None:
+    from dra_metadata.kube import ClaimStatus  # noqa: PLC0415 - the kube extra
+
+    requests = [f"r{index}" for index in range(MANY)]
+    status = ClaimStatus(name="c", namespace="ns", uid="u", resource_version="1", requests=requests)
+    with pytest.raises(MetadataNotFoundError) as caught:
+        status.to_metadata("missing")
+    message = str(caught.value)
+    assert message.endswith(f"its requests: {', '.join(requests[:10])}, and {MANY - 10} more")
+    assert len(message) < 300
+
+
+def test_the_stale_report_of_many_files_names_ten(capsys: pytest.CaptureFixture[str]) -> None:
+    from dra_metadata.cli._exit import EXIT_STALE, report_stale  # noqa: PLC0415
+
+    paths = [Path(f"/m/f{index}-metadata.json") for index in range(MANY)]
+    assert report_stale(paths) == EXIT_STALE
+    message = capsys.readouterr().err
+    assert "/m/f9-metadata.json, and 1990 more" in message
+    assert "/m/f10-metadata.json" not in message
+    assert len(message) < 1000

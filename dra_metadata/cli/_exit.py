@@ -16,6 +16,7 @@ from dra_metadata import (
     MetadataValidationError,
     StaleMetadataError,
 )
+from dra_metadata._model._errors import shown_names
 from dra_metadata.cli._output import safe_text
 
 PROGRAM = "dra-metadata"
@@ -164,7 +165,7 @@ def report_unreadable(problems: Sequence[BaseException]) -> int:
 
 def report_stale(paths: Sequence[Path | None]) -> int:
     """Say which files are stale views and return EXIT_STALE."""
-    names = ", ".join(str(path) for path in paths)
+    names = shown_names([str(path) for path in paths])
     complain(
         f"stale view of {names}: the driver replaced "
         f"{'this file' if len(paths) == 1 else 'these files'} on the host and this container "

@@ -224,7 +224,7 @@ def _generation_condition(wanted: int) -> dra_metadata.Condition:
     def condition(metadata: DeviceMetadata) -> str | None:
         behind = [s for s in metadata.sources if s.generation < wanted]
         if behind:
-            seen = ", ".join(f"{s.driver or s.path} generation {s.generation}" for s in behind)
+            seen = shown_names([f"{s.driver or s.path} generation {s.generation}" for s in behind])
             return f"{seen} (waiting for {wanted})"
         return None
 
@@ -261,7 +261,7 @@ def missing_attribute(name: str, devices: Sequence[Device], missing: Sequence[De
         return f"no device has attribute {name}{listed}"
     drivers_having = list(dict.fromkeys(device.driver for device in having))
     drivers_missing = list(dict.fromkeys(device.driver for device in missing))
-    names = ", ".join(device.name for device in missing)
+    names = shown_names([device.name for device in missing])
     if set(drivers_having).isdisjoint(drivers_missing):
         return (
             f"only the devices of {' and '.join(drivers_having)} have attribute {name}, not "

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any, cast
 
-from dra_metadata._model._errors import KubeAPIError, MetadataNotFoundError
+from dra_metadata._model._errors import KubeAPIError, MetadataNotFoundError, shown_names
 from dra_metadata._model._models import NetworkDeviceData
 from dra_metadata.kube._models import (
     AllocatedDevice,
@@ -234,7 +234,7 @@ def generated_claim_name(pod: object, pod_claim_name: str) -> str:
     ]
     entry = next((claim for claim in claims if claim.get("name") == pod_claim_name), None)
     if entry is None:
-        known = ", ".join(str(claim.get("name")) for claim in claims) or "none"
+        known = shown_names([str(claim.get("name")) for claim in claims]) or "none"
         raise MetadataNotFoundError(
             f'{where} has no claim "{pod_claim_name}" in spec.resourceClaims; it has: {known}',
             path=None,
@@ -306,7 +306,7 @@ def device_health_from_pod(
         if container_name not in declared:
             raise MetadataNotFoundError(
                 f'{fields.what} has no container "{container_name}"; '
-                f"its containers: {', '.join(declared) or 'none'}",
+                f"its containers: {shown_names(list(declared)) or 'none'}",
                 path=None,
             )
     health: list[DeviceHealth] = []

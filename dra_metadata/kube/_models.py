@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal
 
-from dra_metadata._model._errors import MetadataNotFoundError
+from dra_metadata._model._errors import MetadataNotFoundError, shown_names
 from dra_metadata._model._metadata import DeviceMetadata, DeviceMetadataRequest, ObjectMeta
 from dra_metadata._model._models import Device, NetworkDeviceData
 
@@ -143,7 +143,7 @@ class ClaimStatus:
     def _check_request(self, request_name: str) -> None:
         if request_name in self.requests:
             return
-        known = ", ".join(self.requests) or "none"
+        known = shown_names(list(self.requests)) or "none"
         raise MetadataNotFoundError(
             f'resourceclaim "{self.name}" in namespace "{self.namespace}" has no request '
             f'"{request_name}"; its requests: {known}',

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from dra_metadata._model._errors import WaitTimeoutError
+from dra_metadata._model._errors import WaitTimeoutError, shown_names
 from dra_metadata._model._metadata import DeviceMetadata
 from dra_metadata._model._models import Device, camel
 from dra_metadata.kube._http import Api, connect
@@ -60,7 +60,7 @@ def device_condition(predicate: Callable[[Device], bool]) -> Condition:
             return "claim status has no allocated devices"
         failing = [device.name for device in metadata.devices if not predicate(device)]
         if failing:
-            return f"claim status: device {', '.join(failing)} not ready"
+            return f"claim status: device {shown_names(failing)} not ready"
         return None
 
     return condition

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 
+from dra_metadata._model._errors import shown_names
 from dra_metadata.cli._arguments import Command, add_claim_arguments, add_max_size_argument
 from dra_metadata.cli._exit import EXIT_OK, report_stale
 from dra_metadata.cli._output import Output, safe_text
@@ -43,9 +44,11 @@ def _run(arguments: argparse.Namespace, out: Output) -> int:
                 f"{metadata.metadata.resource_version}"
             )
         else:
-            seen = ", ".join(
-                f"{source.driver or source.path} generation {source.generation}"
-                for source in metadata.sources
+            seen = shown_names(
+                [
+                    f"{source.driver or source.path} generation {source.generation}"
+                    for source in metadata.sources
+                ]
             )
         summary = f"ready: {wait.description}: {len(metadata.devices)} device(s), {seen}"
         out.write(f"{safe_text(summary)}\n")
