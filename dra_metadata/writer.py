@@ -234,7 +234,6 @@ def update_metadata_file(
     write_metadata_file; the file must exist. ``validate`` checks the changed object as
     encode_stream does: a finding leaves the file as it was.
 
-
     Examples:
         >>> import dataclasses, tempfile
         >>> from pathlib import Path
