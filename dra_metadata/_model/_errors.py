@@ -90,6 +90,16 @@ class MetadataNotFoundError(DeviceMetadataError, FileNotFoundError):
         return DeviceMetadataError.__str__(self)
 
 
+def _init_os_error(
+    error: DeviceMetadataError, message: str, path: Path, os_errno: int | None
+) -> None:
+    """Fill both sides of an error that is also an OSError: our message and path, its errno."""
+    DeviceMetadataError.__init__(error, message, path=path)
+    error.errno = os_errno  # type: ignore[attr-defined]
+    error.strerror = message  # type: ignore[attr-defined]
+    error.filename = str(path)  # type: ignore[attr-defined]
+
+
 class MetadataReadError(DeviceMetadataError, OSError):
     """The file exists but cannot be read: permission denied, a directory, not a regular file.
 
@@ -100,10 +110,7 @@ class MetadataReadError(DeviceMetadataError, OSError):
     __module__ = "dra_metadata"
 
     def __init__(self, message: str, *, path: Path, os_errno: int | None = None) -> None:
-        DeviceMetadataError.__init__(self, message, path=path)
-        self.errno = os_errno
-        self.strerror = message
-        self.filename = str(path)
+        _init_os_error(self, message, path, os_errno)
 
     def __str__(self) -> str:
         return DeviceMetadataError.__str__(self)
@@ -121,10 +128,7 @@ class MetadataWriteError(DeviceMetadataError, OSError):
     __module__ = "dra_metadata"
 
     def __init__(self, message: str, *, path: Path, os_errno: int | None = None) -> None:
-        DeviceMetadataError.__init__(self, message, path=path)
-        self.errno = os_errno
-        self.strerror = message
-        self.filename = str(path)
+        _init_os_error(self, message, path, os_errno)
 
     def __str__(self) -> str:
         return DeviceMetadataError.__str__(self)

@@ -14,7 +14,7 @@ from contextvars import ContextVar
 from pathlib import Path
 from typing import Literal
 
-from dra_metadata._model._errors import shown_names as shown_names  # noqa: PLC0414 - cli uses it
+from dra_metadata._model._errors import shown_names
 from dra_metadata._reading._paths import (
     METADATA_FILE_SUFFIX,
     RESOURCE_CLAIM_TEMPLATES_SUBDIR,

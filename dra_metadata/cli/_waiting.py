@@ -22,7 +22,8 @@ from typing import Any, Literal
 
 import dra_metadata
 from dra_metadata import Device, DeviceMetadata, MetadataValidationError
-from dra_metadata._reading._missing import describe_missing, shown_names
+from dra_metadata._model._errors import shown_names
+from dra_metadata._reading._missing import describe_missing
 from dra_metadata._reading._paths import request_dir
 from dra_metadata._watch._sources import chosen_source
 from dra_metadata.cli._arguments import parse_duration, parse_poll_interval

@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from dra_metadata._model._errors import KubeAPIError
-from dra_metadata._reading._missing import WORDING, shown_names
+from dra_metadata._model._errors import KubeAPIError, shown_names
+from dra_metadata._reading._missing import WORDING
 from dra_metadata.kube._identity import SERVICE_ACCOUNT_DIR
 
 if TYPE_CHECKING:
