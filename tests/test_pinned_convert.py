@@ -635,3 +635,49 @@ def test_layout_derivation_does_work_in_proportion_to_the_attributes(
     alike = [{**device, "attributes": first} for device in devices]  # one layout, repeated
     decode_stream(stream(wire_object(requests=[{"name": "r", "devices": alike}])))
     assert sum(laid_out) <= 200 * 100, laid_out
+
+
+def test_the_complete_check_takes_a_list_of_strings_at_once(calls: Calls) -> None:
+    # Off the fast path (a null interface name; finalizers), a list of strings is checked as a
+    # whole, not string by string.
+    def edit(obj: dict[str, Any]) -> None:
+        network(obj).update(interfaceName=None, ips=["10.0.0.1/24", "fd00::1/64"])
+        meta(obj)["finalizers"] = ["example.com/a", "example.com/b"]
+
+    metadata = decode_stream(edited(edit)).metadata
+    assert metadata.metadata.finalizers == ("example.com/a", "example.com/b")
+    assert network_data(metadata) == NetworkDeviceData("", ("10.0.0.1/24", "fd00::1/64"), "aa:bb")
+    checked = [path for _, path in calls.args["_str"]]
+    assert checked  # the interface name, at least: the complete check ran
+    assert [path for path in checked if path.endswith("]")] == []
+
+
+class _WatchedListNames(dict[type, frozenset[str]]):
+    """_convert._LIST_NAMES, counting how often a layout looks through it."""
+
+    looked = 0
+
+    def items(self) -> Any:
+        type(self).looked += 1
+        return super().items()
+
+
+@pytest.mark.parametrize(
+    ("names", "looks"),
+    [
+        (["int", "bool", "string", "version"], 0),  # what the usual attributes hold
+        (["int", "strings"], 1),
+        (["ints", "bools", "strings", "versions"], 1),
+    ],
+)
+def test_a_layout_of_scalars_never_looks_for_list_members(
+    monkeypatch: pytest.MonkeyPatch, names: list[str], looks: int
+) -> None:
+    watched = _WatchedListNames(convert_module._LIST_NAMES)
+    monkeypatch.setattr(_WatchedListNames, "looked", 0)
+    monkeypatch.setattr(convert_module, "_LIST_NAMES", watched)
+    layout = convert_module._layout(names, 2)
+    assert _WatchedListNames.looked == looks
+    assert [kind for kind, _ in layout.lists_of] == [
+        kind for kind in (int, bool, str) if any(name in watched[kind] for name in names)
+    ]

@@ -27,6 +27,7 @@ from dra_metadata import (
 )
 from dra_metadata._decoding import _decode as decode_module
 from dra_metadata._decoding import _split as split_module
+from dra_metadata._model._versions import normalize_api_version
 from dra_metadata.writer import encode_stream
 
 from helpers import V1ALPHA1, V1BETA1, compact, outcome, stream, wire_object
@@ -172,6 +173,59 @@ def test_the_files_of_the_examples_and_of_upstream(watch: DecoderWatch, data: by
         assert watch.calls["_decode_objects"] == watch.calls["_read_object"] == 1
         assert watch.calls["_read_value"] == 1
         assert sum(watch.calls.values()) == 3
+
+
+class RecordingBytes(bytes):
+    """Bytes that record how many bytes each search (``find``) and each slice covers: what a
+    guess of the decoder costs."""
+
+    def __init__(self, data: bytes) -> None:  # noqa: ARG002 - bytes.__new__ took it
+        super().__init__()
+        self.searched: list[int] = []
+        self.sliced: list[int] = []
+
+    def find(self, sub: Any, start: Any = None, end: Any = None) -> int:
+        self.searched.append(len(range(len(self))[start:end]))
+        return super().find(sub, start, end)
+
+    def __getitem__(self, key: Any) -> Any:
+        if isinstance(key, slice):
+            self.sliced.append(len(range(len(self))[key]))
+        return super().__getitem__(key)
+
+
+@pytest.mark.parametrize("blank_lines", [0, 3])
+@pytest.mark.parametrize("versions", [2, 3])
+def test_the_guess_of_a_writers_first_object_searches_a_window_only(
+    blank_lines: int, versions: int
+) -> None:
+    # Near the middle (or the first third): two windows at most, whatever the object's size.
+    obj = large_wire_object(devices=64)
+    newest = written(obj, (V1BETA1,)).replace(V1BETA1.encode(), V1.encode(), 1)
+    data = b"\n" * blank_lines + b"".join([newest, written(obj)][3 - versions :])
+    assert len(data) > 20 * split_module._WINDOW
+    recording = RecordingBytes(data)
+    end = split_module._first_object_end(recording, blank_lines)
+    assert data[blank_lines:end] == first_object(data)
+    assert recording.searched
+    assert max(recording.searched) <= 2 * split_module._WINDOW
+
+
+def test_a_character_offset_reads_four_bytes_a_character_at_most() -> None:
+    # UTF-8 needs at most four bytes a character: more would be decoded for nothing.
+    data = RecordingBytes(b'"\xc3\xa9t\xc3\xa9"' + b"x" * 100)
+    assert split_module._char_offset_to_bytes(data, 0, 5) == 7
+    assert data.sliced == [20]
+
+
+def test_a_whole_slice_of_bytes_is_the_same_object() -> None:
+    # tools/mutation-equivalents.txt holds _read_first_value's "data[start:] if start else
+    # data" to be no copy either way: decode_stream hands the splitter exact bytes (anything
+    # else is converted first), and slicing all of an exact bytes object gives it back.
+    data = compact(wire_object())
+    assert data[0:] is data
+    assert decode_module._as_bytes(bytearray(data)).__class__ is bytes
+    assert decode_module._as_bytes(RecordingBytes(data)).__class__ is bytes
 
 
 SHORTEST = "shortest"
@@ -458,6 +512,11 @@ RUNS = [
         True,
         id="a lone surrogate",
     ),
+    pytest.param(
+        run_of([SMALL] * 20 + [b'{"kind":"K","apiVersion":"x/\\uDC00"}']),
+        True,
+        id="a lone surrogate in capitals",
+    ),
 ]
 
 
@@ -473,13 +532,44 @@ def test_a_run_of_small_objects_is_read_at_once(
     assert watch.calls["_read_value_exactly"] == 0
     if only_type_fields:  # checked by their few distinct values, not object by object
         assert watch.calls["_skipped_prefix_of_any_objects"] == 0
-    assert watch.calls["_go_text"] == (b"\xff" in data or b"\\udc00" in data)
+    assert watch.calls["_go_text"] == (b"\xff" in data or b"\\udc00" in data.lower())
 
 
 def test_skipped_versions_of_a_run_are_normalized() -> None:
     with pytest.raises(NoCompatibleVersionError) as info:
         decode_stream(run_of([b'{"kind":"K","apiVersion":"/v1"}'], count=30))
     assert info.value.unknown_versions == ("v1",) * 30
+
+
+def test_an_object_of_a_known_version_is_classified_without_normalizing(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # kind DeviceMetadata and a version the decoder knows, as written: the version is taken as
+    # it is, wherever the object is classified (the loop, a run read at once, the exact path);
+    # only other versions are normalized (and checked).
+    normalized: list[Any] = []
+    normalize = normalize_api_version
+
+    def counted(api_version: Any) -> Any:
+        normalized.append(api_version)
+        return normalize(api_version)
+
+    monkeypatch.setattr(decode_module, "normalize_api_version", counted)
+    known = compact(wire_object())
+    in_another_case = wire_object()
+    in_another_case["KIND"] = "DeviceMetadata"  # read by the exact parser, kept in order
+    streams = [
+        stream(wire_object()),
+        stream(wire_object(V1BETA1), wire_object()),
+        run_of([SMALL] * 20 + [known], count=21) + b"\n" + SMALL,
+        compact(in_another_case),
+    ]
+    for data in streams:
+        assert decode_stream(data).metadata.name == "my-claim"
+    assert set(normalized) <= {"x/v1"}
+    with pytest.raises(NoCompatibleVersionError):  # the watch sees the versions it normalizes
+        decode_stream(stream(wire_object(V1BETA1.upper())))
+    assert normalized[-1] == V1BETA1.upper()
 
 
 def test_a_run_that_cannot_be_read_at_once_is_tried_once(watch: DecoderWatch) -> None:
@@ -491,6 +581,17 @@ def test_a_run_that_cannot_be_read_at_once_is_tried_once(watch: DecoderWatch) ->
     assert info.value.unknown_versions == ("x/{v1}",) * 200
     assert watch.calls["_parse_run"] == 1
     assert watch.calls["_read_value_exactly"] == 0
+
+
+def test_a_run_refused_for_what_go_does_not_replace_is_parsed_once(watch: DecoderWatch) -> None:
+    # Go's replacements cannot make such a run parse: it is read one by one at once, without
+    # parsing it again as text with nothing replaced.
+    bad = b'{"kind":"K","apiVersion":"x/v1",}'
+    data = run_of([SMALL] * 20 + [bad])
+    assert outcome(data) == one_by_one(data)
+    assert watch.calls["_parse_run"] == 1
+    assert watch.calls["_go_text"] == 1
+    assert [type(data) for data, _ in watch.parses] == [bytes] * len(watch.parses)
 
 
 def test_a_separator_inside_a_string_next_to_a_comma() -> None:
