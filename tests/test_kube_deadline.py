@@ -228,15 +228,39 @@ def test_a_watch_that_trickles_is_resumed_and_the_wait_says_why(
     assert server.connections >= 2  # resumed after each
 
 
+COMMAND_CASES = [
+    # (how the server trickles, the command's words, the deadline it has, what it gets)
+    pytest.param(
+        False, ["status", "rdma-nics"], "10", 'get resourceclaim "rdma-nics"', id="status"
+    ),
+    pytest.param(
+        True,
+        ["status", "rdma-nics", "--timeout", "1500ms"],
+        "1.5",
+        'get resourceclaim "rdma-nics"',
+        id="status --timeout",
+    ),
+    pytest.param(
+        False,
+        ["health", "--pod", "trainer-0", "--timeout", "1s"],
+        "1",
+        'get pod "trainer-0"',
+        id="health --timeout",
+    ),
+]
+
+
 @pytest.mark.timeout(120)
-@pytest.mark.parametrize("head_too", [False, True], ids=["body trickles", "head trickles"])
-def test_the_command_exits_5_at_the_default_deadline(tmp_path: Path, head_too: bool) -> None:
+@pytest.mark.parametrize(("head_too", "words", "seconds", "asked"), COMMAND_CASES)
+def test_the_command_exits_5_at_its_deadline(
+    tmp_path: Path, head_too: bool, words: list[str], seconds: str, asked: str
+) -> None:
+    # The default deadline (10 s) once; --timeout sets it.
     server = TricklingServer(head_too=head_too)
     try:
         kubeconfig = server.kubeconfig(tmp_path / "kubeconfig")
         result = run_command(
-            "status",
-            "rdma-nics",
+            *words,
             "--namespace",
             "ml",
             root=None,
@@ -248,7 +272,21 @@ def test_the_command_exits_5_at_the_default_deadline(tmp_path: Path, head_too: b
     assert result.returncode == 5, result.stderr
     assert result.stderr == (
         f"dra-metadata: the Kubernetes API server at http://127.0.0.1:{server.port} did not "
-        'answer to get resourceclaim "rdma-nics" in namespace "ml" within 10 s, the deadline '
-        "of the request (connection, credentials and the whole answer): check the server and "
-        "the network\n"
+        f'answer to {asked} in namespace "ml" within {seconds} s, the deadline of the request '
+        "(connection, credentials and the whole answer): check the server and the network or "
+        "pass a larger --timeout\n"
     )
+
+
+def test_the_commands_default_deadline_is_the_librarys() -> None:
+    from dra_metadata.cli import _kube  # noqa: PLC0415
+
+    assert _kube.READ_TIMEOUT_SECONDS == _http.REQUEST_TIMEOUT_SECONDS
+
+
+@pytest.mark.parametrize("command", ["status rdma-nics", "health"])
+@pytest.mark.parametrize("given", ["0", "-1s", "soon"])
+def test_the_commands_timeout_is_a_positive_duration(command: str, given: str) -> None:
+    result = run_command(*command.split(), "--timeout", given, root=None)
+    assert result.returncode == 2, result.stderr
+    assert "argument --timeout: " in result.stderr

@@ -1,4 +1,5 @@
-"""What the subcommands that use the Kubernetes API share: --namespace, --pod, no --root.
+"""What the subcommands that use the Kubernetes API share: --namespace, --pod, --timeout, no
+--root.
 
 The API part of the library (lightkube) is imported only by the subcommands that use it, and
 only when they run.
@@ -8,7 +9,12 @@ from __future__ import annotations
 
 import argparse
 
+from dra_metadata.cli._arguments import parse_duration
 from dra_metadata.cli._exit import UsageError
+
+READ_TIMEOUT_SECONDS = 10.0
+"""dra_metadata.kube's default deadline of a read (REQUEST_TIMEOUT_SECONDS; a test checks that
+they agree): not imported from there, which would load the API part for every subcommand."""
 
 
 def add_kube_arguments(parser: argparse.ArgumentParser, *, pod_help: str) -> None:
@@ -20,6 +26,26 @@ def add_kube_arguments(parser: argparse.ArgumentParser, *, pod_help: str) -> Non
         "the kubeconfig context's)",
     )
     parser.add_argument("--pod", metavar="P", help=pod_help)
+
+
+def positive_duration(text: str) -> float:
+    """A duration (90s, 2m) of more than 0 seconds."""
+    seconds = parse_duration(text)
+    if seconds <= 0:
+        raise argparse.ArgumentTypeError(f"{text!r}: the timeout must be more than 0")
+    return seconds
+
+
+def add_read_timeout_argument(parser: argparse.ArgumentParser) -> None:
+    """--timeout T: the deadline of the whole read (connection, credentials, the answer)."""
+    parser.add_argument(
+        "--timeout",
+        metavar="T",
+        type=positive_duration,
+        default=READ_TIMEOUT_SECONDS,
+        help="give up when the API server has not answered in full after T, connecting and "
+        f"credentials included (5s, 1m; default {READ_TIMEOUT_SECONDS:g}s)",
+    )
 
 
 def kube_options_given(arguments: argparse.Namespace) -> list[str]:

@@ -188,13 +188,14 @@ def deadline_error(
     adjustable: bool = False,
 ) -> KubeAPIError:
     """The error for a request not done by its deadline (``plugin``: an exec plugin still ran;
-    ``adjustable``: the caller chose the deadline with ``timeout=``)."""
+    ``adjustable``: the caller chose the deadline with ``timeout=``, the command's --timeout)."""
     asked = f"to {verb} {target.describe()}"
     if plugin is not None:
         what = f"{plugin} did not give a credential {asked}"
     else:
         what = f"the Kubernetes API server at {server} did not answer {asked}"
-    more = " or pass a larger timeout=" if adjustable and WORDING.get() == "python" else ""
+    option = "--timeout" if WORDING.get() == "command" else "timeout="
+    more = f" or pass a larger {option}" if adjustable else ""
     return _answered(
         f"{what} within {seconds:g} s, the deadline of the request (connection, credentials "
         f"and the whole answer): check the server and the network{more}",

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 from dra_metadata.cli._arguments import Command, add_output_argument, output_format
 from dra_metadata.cli._exit import EXIT_OK
-from dra_metadata.cli._kube import add_kube_arguments, refuse_root
+from dra_metadata.cli._kube import add_kube_arguments, add_read_timeout_argument, refuse_root
 from dra_metadata.cli._output import Output, safe_text, table
 
 if TYPE_CHECKING:
@@ -19,6 +19,7 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--container", metavar="C", help="only container C's devices (default: every container)"
     )
+    add_read_timeout_argument(parser)
     add_output_argument(parser)
 
 
@@ -44,7 +45,10 @@ def _run(arguments: argparse.Namespace, out: Output) -> int:
     from dra_metadata import kube  # noqa: PLC0415 - the API part, only for this subcommand
 
     health = kube.read_device_health(
-        pod_name=arguments.pod, container_name=arguments.container, namespace=arguments.namespace
+        pod_name=arguments.pod,
+        container_name=arguments.container,
+        namespace=arguments.namespace,
+        timeout=arguments.timeout,
     )
     if output_format(arguments, out) == "json":
         out.write_json([entry.to_document() for entry in health])
@@ -70,6 +74,7 @@ COMMAND = Command(
     add_arguments=_add_arguments,
     run=_run,
     exit_codes="exit codes: 0 shown (whatever the health), 1 no such pod or container, "
-    "2 usage, 5 the Kubernetes API refused, could not be reached or did not answer in time, or "
+    "2 usage, 5 the Kubernetes API refused, could not be reached or did not answer within "
+    "--timeout, or "
     "the configuration (kubeconfig, ServiceAccount) cannot be used",
 )

@@ -6,14 +6,9 @@ import argparse
 from typing import TYPE_CHECKING
 
 from dra_metadata import InvalidNameError
-from dra_metadata.cli._arguments import (
-    Command,
-    add_output_argument,
-    output_format,
-    parse_duration,
-)
+from dra_metadata.cli._arguments import Command, add_output_argument, output_format
 from dra_metadata.cli._exit import EXIT_OK, UsageError
-from dra_metadata.cli._kube import refuse_root
+from dra_metadata.cli._kube import positive_duration, refuse_root
 from dra_metadata.cli._output import Output, safe_text
 
 if TYPE_CHECKING:
@@ -36,13 +31,6 @@ def _limit(text: str) -> int:
     return value
 
 
-def _timeout(text: str) -> float:
-    seconds = parse_duration(text)
-    if seconds <= 0:
-        raise argparse.ArgumentTypeError(f"{text!r}: the timeout must be more than 0")
-    return seconds
-
-
 def _add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("driver", metavar="DRIVER", help="the DRA driver, e.g. gpu.example.com")
     parser.add_argument(
@@ -58,7 +46,7 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--timeout",
         metavar="T",
-        type=_timeout,
+        type=positive_duration,
         default=30.0,
         help="give up when kube-controller-manager has not answered after T (90s, 2m; default 30s)",
     )

@@ -7,7 +7,12 @@ from typing import TYPE_CHECKING
 
 from dra_metadata.cli._arguments import Command, add_output_argument, output_format
 from dra_metadata.cli._exit import EXIT_OK
-from dra_metadata.cli._kube import add_kube_arguments, refuse_pod_without_template, refuse_root
+from dra_metadata.cli._kube import (
+    add_kube_arguments,
+    add_read_timeout_argument,
+    refuse_pod_without_template,
+    refuse_root,
+)
 from dra_metadata.cli._output import Output, safe_text, table
 
 if TYPE_CHECKING:
@@ -29,6 +34,7 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
         pod_help="with --template: the pod whose claim it is (default: $POD_NAME, else the "
         "host name)",
     )
+    add_read_timeout_argument(parser)
     add_output_argument(parser)
 
 
@@ -37,9 +43,14 @@ def _read(arguments: argparse.Namespace) -> ClaimStatus:
 
     if arguments.template:
         return kube.read_template_claim_status(
-            arguments.claim, pod_name=arguments.pod, namespace=arguments.namespace
+            arguments.claim,
+            pod_name=arguments.pod,
+            namespace=arguments.namespace,
+            timeout=arguments.timeout,
         )
-    return kube.read_claim_status(arguments.claim, namespace=arguments.namespace)
+    return kube.read_claim_status(
+        arguments.claim, namespace=arguments.namespace, timeout=arguments.timeout
+    )
 
 
 def _show_table(status: ClaimStatus, out: Output) -> None:
@@ -95,10 +106,12 @@ COMMAND = Command(
     examples=(
         "dra-metadata status rdma-nics",
         "dra-metadata status --template nic --pod trainer-0 --namespace ml -o json",
+        "dra-metadata status rdma-nics --timeout 30s",
     ),
     add_arguments=_add_arguments,
     run=_run,
     exit_codes="exit codes: 0 shown (also when not allocated yet), 1 no such claim or pod, "
-    "2 usage, 5 the Kubernetes API refused, could not be reached or did not answer in time, or "
+    "2 usage, 5 the Kubernetes API refused, could not be reached or did not answer within "
+    "--timeout, or "
     "the configuration (kubeconfig, ServiceAccount) cannot be used",
 )
