@@ -70,10 +70,10 @@ def admin(server: ApiServer) -> Client:
 def test_wait_source_api(server: ApiServer, namespace: str, kubeconfig: Path) -> None:
     path = allocated_claim(server, namespace, "rdma-nics")
     wait = ["wait", "rdma-nics", "nics", "--source", "api", "--namespace", namespace]
-    result = command(*wait, "--for", "network-data", "--timeout", "0.3", kubeconfig=kubeconfig)
+    result = command(*wait, "--for", "network-data", "--timeout", "2", kubeconfig=kubeconfig)
     assert result.returncode == 1
     assert result.stderr.startswith(
-        "dra-metadata: timed out: not ready after 0.3 s: claim status has no networkData for "
+        "dra-metadata: timed out: not ready after 2 s: claim status has no networkData for "
         f"device nic-0 (resourceclaim {namespace}/rdma-nics, resourceVersion "
     )
     assert result.stderr.count("\n") == 1

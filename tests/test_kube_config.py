@@ -17,6 +17,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -159,6 +160,43 @@ def test_fields_of_the_wrong_kind(use: Path, closed_port: int) -> None:
     write(use, document(closed_port, user={"auth-provider": {"name": "gcp"}}))
     message = read_error()
     assert f'user "u" in kubeconfig {use} uses an auth-provider' in message
+
+
+@pytest.mark.parametrize(
+    ("entry", "field", "value", "consequence"),
+    [
+        ("cluster", "proxy-url", "http://proxy:3128", "connect to the server directly"),
+        ("cluster", "tls-server-name", "api.internal", "against the server's host name"),
+        ("user", "as", "admin", "impersonation"),
+        ("user", "as-groups", ["system:masters"], "impersonation"),
+        ("user", "as-uid", "1234", "impersonation"),
+        ("user", "as-user-extra", {"scopes": ["view"]}, "impersonation"),
+    ],
+)
+def test_fields_the_client_would_not_apply_are_refused(
+    use: Path, closed_port: int, entry: str, field: str, value: Any, consequence: str
+) -> None:
+    # Where the requests go and whom they act for: ignoring these would answer for another
+    # server path or another identity than the kubeconfig says.
+    config = document(closed_port)
+    config[f"{entry}s"][0][entry][field] = value
+    write(use, config)
+    message = read_error()
+    named = "c" if entry == "cluster" else "u"
+    assert message.startswith(
+        f'the kubeconfig {use}: {entry} "{named}" sets "{field}", which dra-metadata does not '
+        "support ("
+    ), message
+    assert consequence in message
+    assert message.endswith("): remove it, or pass client=lightkube.Client(...) to choose one")
+
+
+def test_fields_left_empty_or_informational_are_accepted(use: Path, closed_port: int) -> None:
+    config = document(closed_port, cluster={"proxy-url": "", "disable-compression": True})
+    config["users"][0]["user"]["as-groups"] = []
+    config["clusters"][0]["cluster"]["extensions"] = [{"name": "x", "extension": {}}]
+    write(use, config)
+    assert f"at http://127.0.0.1:{closed_port} refused the connection" in read_error()
 
 
 def test_a_kubeconfig_that_cannot_be_read(use: Path) -> None:
@@ -471,7 +509,7 @@ def test_an_in_cluster_token_that_cannot_be_read(
 # The command ------------------------------------------------------------------------------
 
 
-COMMAND_CASES = {
+COMMAND_CASES: dict[str, Callable[[Path, int], tuple[dict[str, Any] | str, str]]] = {
     "empty": lambda _tmp, _port: ("", "is empty"),
     "broken YAML": lambda _tmp, _port: ("a: [", "is not valid YAML"),
     "a list": lambda _tmp, _port: ("- a\n", "is a YAML list, not a mapping"),
@@ -490,6 +528,13 @@ COMMAND_CASES = {
     "certificate missing": lambda tmp, port: (
         document(port, cluster={"certificate-authority": str(tmp / "none.crt")}),
         "cannot be read",
+    ),
+    "impersonation": lambda _tmp, port: (
+        document(port, user={"token": "t", "as": "admin"}),
+        (
+            'sets "as", which dra-metadata does not support (it would act as this user itself, '
+            "not as the user it names (impersonation)): remove it, or set KUBECONFIG to a "
+        ),
     ),
 }
 

@@ -208,6 +208,29 @@ class _Entries:
             raise self._wrong(f'{self.key} "{name}": {error}') from None
 
 
+_UNSUPPORTED_CLUSTER = {
+    "proxy-url": "it would connect to the server directly, not through the proxy",
+    "tls-server-name": "it would check the server's certificate against the server's host name",
+}
+_UNSUPPORTED_USER = dict.fromkeys(
+    ("as", "as-uid", "as-groups", "as-user-extra"),
+    "it would act as this user itself, not as the user it names (impersonation)",
+)
+"""kubeconfig fields that change where requests go or whom they act for, which the client
+does not apply: refused rather than ignored."""
+
+
+def _refuse_unsupported(
+    path: Path, entry: str, raw: Mapping[str, Any], unsupported: Mapping[str, str]
+) -> None:
+    for key, consequence in unsupported.items():
+        if raw.get(key) not in (None, "", [], {}):
+            raise KubeAPIError(
+                f'the kubeconfig {path}: {entry} sets "{key}", which dra-metadata does not '
+                f"support ({consequence}): remove it, or {choose_one()}"
+            )
+
+
 def _from_document(document: dict[str, Any], path: Path) -> Loaded:
     from lightkube.config.kubeconfig import SingleConfig  # noqa: PLC0415
     from lightkube.config.models import Cluster, Context, User  # noqa: PLC0415
@@ -236,9 +259,11 @@ def _from_document(document: dict[str, Any], path: Path) -> Loaded:
             f'the kubeconfig {path} is not valid: cluster "{context.cluster}" has no "server" '
             "(the API server's URL); fix it"
         )
+    _refuse_unsupported(path, f'cluster "{context.cluster}"', raw_cluster, _UNSUPPORTED_CLUSTER)
     user = None
     if context.user:
-        user, _ = users.get(context.user, User, named_by=f'of context "{current}"')
+        user, raw_user = users.get(context.user, User, named_by=f'of context "{current}"')
+        _refuse_unsupported(path, f'user "{context.user}"', raw_user, _UNSUPPORTED_USER)
     config = SingleConfig(
         context_name=current, context=context, cluster=cluster, user=user, fname=path
     )
