@@ -35,6 +35,7 @@ from dra_metadata import (
     resource_claim_template_request_dir,
 )
 from dra_metadata._reading import _read as read_module
+from dra_metadata._reading._missing import WORDING
 
 from helpers import V1ALPHA1, V1BETA1, compact, stream, wire_object
 
@@ -67,6 +68,21 @@ def assert_too_large(error: MetadataTooLargeError, path: Path, limit: int, size:
     assert str(error) == (
         f"{path}: file is larger than the limit of {limit} bytes (at least {size} bytes); "
         "pass max_size= to raise the limit"
+    )
+
+
+def test_the_command_words_how_to_raise_the_limit(tmp_path: Path) -> None:
+    data = devices_object("a", "0")
+    path = put(resource_claim_file_path("a.example.com", "c", "gpu", root=tmp_path), data)
+    token = WORDING.set("command")  # as dra-metadata sets it for everything it calls
+    try:
+        with pytest.raises(MetadataTooLargeError) as info:
+            read_claim_metadata("c", "gpu", root=tmp_path, max_size=len(data) - 1)
+    finally:
+        WORDING.reset(token)
+    assert str(info.value) == (
+        f"{path}: file is larger than the limit of {len(data) - 1} bytes (at least {len(data)} "
+        "bytes); give --max-size SIZE (e.g. --max-size 16MiB) to raise the limit"
     )
 
 

@@ -20,6 +20,7 @@ from dra_metadata import (
     Device,
     DeviceMetadata,
     DeviceMetadataRequest,
+    MetadataTooLargeError,
     NetworkDeviceData,
     ObjectMeta,
     StaleMetadataError,
@@ -597,3 +598,36 @@ def test_a_wait_ready_in_a_stale_view_returns_it_marked(tmp_path: Path) -> None:
             assert [device.name for device in metadata.devices] == ["a0", "b0"]
     finally:
         os.close(descriptor)
+
+
+@pytest.mark.parametrize(
+    ("require", "message"),
+    [
+        (5, "require must be a field name (str) or an iterable of them, not int"),
+        (None, "require must be a field name (str) or an iterable of them, not NoneType"),
+        (b"ips", "require must be a field name (str) or an iterable of them, not bytes"),
+        (
+            bytearray(b"ips"),
+            "require must be a field name (str) or an iterable of them, not bytearray",
+        ),
+        ([b"ips"], "require: each field name must be a str, not bytes"),
+        (("ips", 1), "require: each field name must be a str, not int"),
+    ],
+)
+def test_require_that_is_no_field_name_is_refused_at_the_call(
+    tmp_path: Path, require: object, message: str
+) -> None:
+    with pytest.raises(TypeError) as raised:
+        wait_for_network_data("c", "nic", root=tmp_path, timeout=SHORT, require=require)  # type: ignore[arg-type]
+    assert str(raised.value) == message
+
+
+def test_a_wait_reads_files_up_to_its_max_size(tmp_path: Path) -> None:
+    path = publish(tmp_path, "nic.example.com", [nic("eth-a", "nic.example.com", "eth0")])
+    size = path.stat().st_size
+    ready = wait_for_network_data("c", "nic", root=tmp_path, timeout=LONG, max_size=size)
+    assert ready.devices[0].network_data is not None
+    with pytest.raises(MetadataTooLargeError) as raised:
+        wait_for_network_data("c", "nic", root=tmp_path, timeout=LONG, max_size=size - 1)
+    assert raised.value.path == path
+    assert raised.value.limit == size - 1
