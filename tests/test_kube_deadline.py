@@ -10,6 +10,9 @@ pytest-timeout only guards against a hang.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import gc
+import os
 import socket
 import threading
 from collections.abc import Iterator
@@ -18,7 +21,12 @@ from pathlib import Path
 import orjson
 import pytest
 
-from dra_metadata import KubeAPIError, WaitTimeoutError, wait_for_network_data
+from dra_metadata import (
+    KubeAPIError,
+    WaitTimeoutError,
+    await_for_network_data,
+    wait_for_network_data,
+)
 from dra_metadata.kube import (
     _http,
     _stream,
@@ -290,3 +298,91 @@ def test_the_commands_timeout_is_a_positive_duration(command: str, given: str) -
     result = run_command(*command.split(), "--timeout", given, root=None)
     assert result.returncode == 2, result.stderr
     assert "argument --timeout: " in result.stderr
+
+
+class SilentTlsServer:
+    """Accepts connections and never answers: a client's TLS handshake waits forever."""
+
+    def __init__(self) -> None:
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.port = self.listener.getsockname()[1]
+        self.accepted: list[socket.socket] = []
+        self.arrived = threading.Event()
+        self.thread = threading.Thread(target=self._serve, daemon=True)
+        self.thread.start()
+
+    def _serve(self) -> None:
+        while True:
+            try:
+                connection, _ = self.listener.accept()
+            except OSError:  # closed
+                return
+            self.accepted.append(connection)
+            self.arrived.set()
+
+    def kubeconfig(self, path: Path) -> Path:
+        cluster = {"server": f"https://127.0.0.1:{self.port}", "insecure-skip-tls-verify": True}
+        document = {
+            "apiVersion": "v1",
+            "kind": "Config",
+            "clusters": [{"name": "c", "cluster": cluster}],
+            "users": [{"name": "u", "user": {"token": "t"}}],
+            "contexts": [{"name": "x", "context": {"cluster": "c", "user": "u"}}],
+            "current-context": "x",
+        }
+        path.write_bytes(orjson.dumps(document))
+        return path
+
+    def close(self) -> None:
+        self.listener.close()
+        for connection in self.accepted:
+            connection.close()
+
+
+def open_descriptors() -> list[str]:
+    found = []
+    for name in os.listdir("/proc/self/fd"):
+        with contextlib.suppress(OSError):  # the listing's own descriptor, closed meanwhile
+            found.append(str(Path(f"/proc/self/fd/{name}").readlink()))
+    return sorted(found)
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("how", ["watch", "wait"])
+def test_a_cancel_during_the_tls_handshake_closes_the_connection(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, how: str
+) -> None:
+    # httpcore2 closes a new connection's socket when its handshake fails, not when it is
+    # cancelled: the socket stayed open until the garbage collector found it.
+    server = SilentTlsServer()
+    for variable in ("KUBERNETES_SERVICE_HOST", "KUBERNETES_SERVICE_PORT", "POD_NAMESPACE"):
+        monkeypatch.delenv(variable, raising=False)
+    monkeypatch.setenv("KUBECONFIG", str(server.kubeconfig(tmp_path / "kubeconfig")))
+
+    async def scenario() -> list[str]:
+        before = open_descriptors()
+        if how == "watch":
+            statuses = awatch_claim_status("rdma-nics", namespace="ml")
+            waiting = asyncio.ensure_future(statuses.__anext__())  # type: ignore[attr-defined]
+        else:
+            waiting = asyncio.ensure_future(
+                await_for_network_data(
+                    "rdma-nics", "nics", namespace="ml", source="api", timeout=30
+                )
+            )
+        await asyncio.to_thread(server.arrived.wait, 20)
+        await asyncio.sleep(0.2)  # the ClientHello is sent: the handshake waits for an answer
+        waiting.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await waiting
+        gc.collect()  # a socket left open is closed (and warned about) by the collector only
+        await asyncio.sleep(0.1)
+        served = {f"socket:[{os.fstat(one.fileno()).st_ino}]" for one in server.accepted}
+        assert len(served) == 1
+        return [link for link in open_descriptors() if link not in before and link not in served]
+
+    try:
+        left = asyncio.run(scenario())
+    finally:
+        server.close()
+    assert [link for link in left if link.startswith("socket:")] == []

@@ -149,10 +149,13 @@ class Api:
         import httpx2  # noqa: PLC0415
 
         from dra_metadata.kube._credentials import auth, ssl_context  # noqa: PLC0415
+        from dra_metadata.kube._transport import closing_transport  # noqa: PLC0415
 
+        verify = ssl_context(self.config, self.source)
         return httpx2.AsyncClient(
             base_url=self.server,
-            verify=ssl_context(self.config, self.source),
+            verify=verify,
+            transport=closing_transport(verify),
             auth=auth(self.config, self.source),
             timeout=httpx2.Timeout(timeout),
             trust_env=True,
