@@ -30,6 +30,19 @@ settings.register_profile(
 )
 
 
+MOST_WORKERS = 6
+"""Each worker starts its own kube-apiserver and etcd (and kube-controller-manager) when the
+API tests run: more than a few would cost more than they save."""
+
+
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    """What ``-n auto`` (pyproject.toml's addopts) starts: a worker more than the cores this
+    process may run on, as most tests wait on subprocesses, files and sockets rather than
+    compute (two workers on two cores kept them a third idle)."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    return min((cores or 1) + 1, MOST_WORKERS)
+
+
 @pytest.fixture
 def head_fixture() -> bytes:
     return (UPSTREAM / "HEAD" / "metadata.json").read_bytes()
