@@ -33,6 +33,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import math
+import operator
 import os
 import select
 import threading
@@ -242,29 +243,28 @@ class _Expected:
         self.expected = expected
 
 
+_CONTENT_FIELDS = operator.attrgetter(
+    "st_ino", "st_dev", "st_size", "st_mtime_ns", "st_ctime_ns", "st_nlink"
+)
+"""The fields of a status that change with a file's content, fetched in C (the periodic check
+takes them of every watched path once per interval)."""
+
+
 def signature(path: Path | bytes) -> Signature:
     """What a stat of ``path`` says about its content (an error: its errno, negated)."""
     try:
-        status = os.stat(path)  # noqa: PTH116 - one system call
+        return _CONTENT_FIELDS(os.stat(path))  # noqa: PTH116 - one system call
     except FileNotFoundError:
         return None
     except OSError as error:
         return (-(error.errno or 1),)
-    return signature_of(status)
 
 
 def signature_of(status: os.stat_result | None) -> Signature:
     """The signature of a status already at hand (None: absent)."""
     if status is None:
         return None
-    return (
-        status.st_ino,
-        status.st_dev,
-        status.st_size,
-        status.st_mtime_ns,
-        status.st_ctime_ns,
-        status.st_nlink,
-    )
+    return _CONTENT_FIELDS(status)
 
 
 class ThreadHub(Hub):
