@@ -48,6 +48,20 @@ HEAD = (
 )
 
 
+def write_kubeconfig(path: Path, cluster: dict[str, object]) -> Path:
+    """A kubeconfig at ``path`` whose current context is ``cluster`` with a token."""
+    document = {
+        "apiVersion": "v1",
+        "kind": "Config",
+        "clusters": [{"name": "c", "cluster": cluster}],
+        "users": [{"name": "u", "user": {"token": "t"}}],
+        "contexts": [{"name": "x", "context": {"cluster": "c", "user": "u"}}],
+        "current-context": "x",
+    }
+    path.write_bytes(orjson.dumps(document))
+    return path
+
+
 class TricklingServer:
     """Answers every request slowly: the head at once and then the body a byte at a time, or
     (``head_too``) the head itself a byte at a time; with ``claim``, only watches, while a GET
@@ -104,16 +118,7 @@ class TricklingServer:
         return True
 
     def kubeconfig(self, path: Path) -> Path:
-        document = {
-            "apiVersion": "v1",
-            "kind": "Config",
-            "clusters": [{"name": "c", "cluster": {"server": f"http://127.0.0.1:{self.port}"}}],
-            "users": [{"name": "u", "user": {"token": "t"}}],
-            "contexts": [{"name": "x", "context": {"cluster": "c", "user": "u"}}],
-            "current-context": "x",
-        }
-        path.write_bytes(orjson.dumps(document))
-        return path
+        return write_kubeconfig(path, {"server": f"http://127.0.0.1:{self.port}"})
 
     def close(self) -> None:
         self.stop.set()
@@ -322,16 +327,7 @@ class SilentTlsServer:
 
     def kubeconfig(self, path: Path) -> Path:
         cluster = {"server": f"https://127.0.0.1:{self.port}", "insecure-skip-tls-verify": True}
-        document = {
-            "apiVersion": "v1",
-            "kind": "Config",
-            "clusters": [{"name": "c", "cluster": cluster}],
-            "users": [{"name": "u", "user": {"token": "t"}}],
-            "contexts": [{"name": "x", "context": {"cluster": "c", "user": "u"}}],
-            "current-context": "x",
-        }
-        path.write_bytes(orjson.dumps(document))
-        return path
+        return write_kubeconfig(path, cluster)
 
     def close(self) -> None:
         self.listener.close()
