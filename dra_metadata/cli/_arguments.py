@@ -75,6 +75,14 @@ def parse_duration(text: str) -> float:
     return total
 
 
+def parse_timeout(text: str) -> float:
+    """A duration of more than 0 (the time-outs of the API subcommands)."""
+    seconds = parse_duration(text)
+    if seconds <= 0:
+        raise argparse.ArgumentTypeError(f"{text!r}: the timeout must be more than 0")
+    return seconds
+
+
 def parse_poll_interval(text: str) -> float:
     """A duration of more than 0 and at most 24 hours."""
     seconds = parse_duration(text)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import argparse
 
-from dra_metadata.cli._arguments import parse_duration
+from dra_metadata.cli._arguments import parse_timeout
 from dra_metadata.cli._exit import UsageError
 
 READ_TIMEOUT_SECONDS = 10.0
@@ -28,20 +28,12 @@ def add_kube_arguments(parser: argparse.ArgumentParser, *, pod_help: str) -> Non
     parser.add_argument("--pod", metavar="P", help=pod_help)
 
 
-def positive_duration(text: str) -> float:
-    """A duration (90s, 2m) of more than 0 seconds."""
-    seconds = parse_duration(text)
-    if seconds <= 0:
-        raise argparse.ArgumentTypeError(f"{text!r}: the timeout must be more than 0")
-    return seconds
-
-
 def add_read_timeout_argument(parser: argparse.ArgumentParser) -> None:
     """--timeout T: the deadline of the whole read (connection, credentials, the answer)."""
     parser.add_argument(
         "--timeout",
         metavar="T",
-        type=positive_duration,
+        type=parse_timeout,
         default=READ_TIMEOUT_SECONDS,
         help="give up when the API server has not answered in full after T, connecting and "
         f"credentials included (5s, 1m; default {READ_TIMEOUT_SECONDS:g}s)",

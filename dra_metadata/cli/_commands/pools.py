@@ -6,9 +6,14 @@ import argparse
 from typing import TYPE_CHECKING
 
 from dra_metadata import InvalidNameError
-from dra_metadata.cli._arguments import Command, add_output_argument, output_format
+from dra_metadata.cli._arguments import (
+    Command,
+    add_output_argument,
+    output_format,
+    parse_timeout,
+)
 from dra_metadata.cli._exit import EXIT_OK, UsageError
-from dra_metadata.cli._kube import positive_duration, refuse_root
+from dra_metadata.cli._kube import refuse_root
 from dra_metadata.cli._output import Output, safe_text
 
 if TYPE_CHECKING:
@@ -46,7 +51,7 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--timeout",
         metavar="T",
-        type=positive_duration,
+        type=parse_timeout,
         default=30.0,
         help="give up when kube-controller-manager has not answered after T (90s, 2m; default 30s)",
     )
