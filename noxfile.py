@@ -20,7 +20,7 @@ from pathlib import Path
 import nox
 
 PYTHONS = ("3.10", "3.11", "3.12", "3.13")
-"""Every version pyproject.toml claims (tests/test_project.py checks that they agree)."""
+"""Every version pyproject.toml claims (tests/packaging/test_project.py checks that they agree)."""
 
 OLDEST = PYTHONS[0]
 NEWEST = PYTHONS[-1]
@@ -29,7 +29,7 @@ ONE_INTERPRETER_MARK = "one_interpreter"
 README's test command); the tests sessions of the other interpreters deselect them."""
 
 PURE_PYTHON_VARIABLE = "DRA_METADATA_PURE_PYTHON"
-"""dra_metadata._decoding._convert.PURE_PYTHON_VARIABLE (tests/test_ci.py checks that they
+"""dra_metadata._decoding._convert.PURE_PYTHON_VARIABLE (tests/packaging/test_ci.py checks that they
 agree)."""
 
 nox.options.sessions = ["lint", "typecheck", "docs", "tests"]
@@ -82,8 +82,8 @@ def tests(session: nox.Session) -> None:
 
     The decoder runs in pure Python here (DRA_METADATA_PURE_PYTHON=1), so that the other
     interpreters test the code of a build without a compiler, while the README's test command
-    tests the compiled attribute check; tests/test_speedups.py compares the compiled module
-    with its Python twin on every interpreter either way.
+    tests the compiled attribute check; tests/decoding/test_compiled_check.py compares the
+    compiled module with its Python twin on every interpreter either way.
     """
     session.install(".[test]")
     session.env[PURE_PYTHON_VARIABLE] = "1"

@@ -2,7 +2,7 @@
 
     python benchmarks/bench_cli.py [--quick]
 
-Both commands start a fresh interpreter; medians of runs taken round-robin. Target (issue #5):
+Both commands start a fresh interpreter; medians of runs taken round-robin. Target:
 `dra-metadata show` at most 1.3x `python -c "import pydantic, orjson"`.
 """
 

@@ -3,7 +3,7 @@
     python benchmarks/bench_decode.py [--quick]
 
 Each shape is a stream as the upstream writer writes it, measured in a fresh interpreter: the
-floor is orjson.loads of the first object's bytes alone (issue #10: decode_stream at most
+floor is orjson.loads of the first object's bytes alone (target: decode_stream at most
 2.5x the floor on every shape). Each shape is measured twice: with the compiled attribute
 check (dra_metadata/_decoding/_speedups.c, which an install builds where it finds a C
 compiler) and in pure Python (DRA_METADATA_PURE_PYTHON=1, what a build without a compiler gives).

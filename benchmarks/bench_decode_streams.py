@@ -2,7 +2,7 @@
 
     python benchmarks/bench_decode_streams.py [--quick]
 
-Issue #10: the cost of a decode is proportional to the bytes it examines, whatever the number
+The cost of a decode is proportional to the bytes it examines, whatever the number
 of objects. The floor is orjson.loads of the same objects wrapped in one JSON array (what
 parsing them can cost at best); target: at most 3x that floor. Each case runs in a fresh
 interpreter:

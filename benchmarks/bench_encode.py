@@ -4,7 +4,7 @@
 
 The floor is orjson.dumps(OPT_INDENT_2) of the object's wire dictionary, built beforehand: pure
 serialization. encode_stream must also turn the model into that dictionary (Go's key order,
-omitted empty fields, sorted attribute keys) and apply Go's escaping. Target (issue #6): at most
+omitted empty fields, sorted attribute keys) and apply Go's escaping. Target: at most
 2x the floor.
 """
 

@@ -2,7 +2,7 @@
 
     python benchmarks/bench_validate.py [--quick]
 
-Target (issue #3): validation ("metadata" profile) costs at most 1x the floor, i.e. at most the
+Target: validation ("metadata" profile) costs at most 1x the floor, i.e. at most the
 time of orjson.loads of the first object's bytes.
 """
 

@@ -24,9 +24,9 @@ their own (``unshare -U``) whose per-user limit is N: an old version takes every
 user may have (128), from every other process of the user on the machine.
 
 Targets: inotify p50 at most 2x (floor p50 + one decode), p99 at most 5 ms; a watch ends within
-100 ms of its stop_event or timeout (issue #4); at most 0.01 s of CPU per 10 s for each single
-watch or wait, and 0.1 s for 100 watches together (issue #16); for 1,000 watches, 0.1 s and
-one inotify instance, two when sync and async watches mix (issue #24).
+100 ms of its stop_event or timeout; at most 0.01 s of CPU per 10 s for each single
+watch or wait, and 0.1 s for 100 watches together; for 1,000 watches, 0.1 s and
+one inotify instance, two when sync and async watches mix.
 """
 
 from __future__ import annotations
@@ -257,7 +257,7 @@ MANY_MODES = {
         "asyncio.run(main())"
     ),
 }
-# 1,000 watches of 1,000 files (directory/many), measured one at a time (issue #24).
+# 1,000 watches of 1,000 files (directory/many), measured one at a time.
 MASS_MODES = {
     "watch_metadata_file threads, threading.Event": (
         "mass = sorted((directory / 'many').glob('*-metadata.json'))[:many]\n"

@@ -4,8 +4,8 @@
     python examples/build_sample_tree.py --committed  # rewrite examples/tree (after changing
                                                       # the sample data below)
 
-tests/test_examples.py fails when the committed tree differs from what this writes. Nothing is
-written over an existing tree unless asked (--committed, or --overwrite for DIR).
+tests/packaging/test_examples.py fails when the committed tree differs from what this writes.
+Nothing is written over an existing tree unless asked (--committed, or --overwrite for DIR).
 """
 
 from __future__ import annotations

@@ -1,10 +1,19 @@
-"""Building blocks for tests: the upstream test object, as wire JSON."""
+"""Building blocks that tests of every stage import (``from helpers import ...``): the
+repository's paths, the command in a subprocess, who this process runs as, and the upstream
+test object as wire JSON.
+
+``tests/`` is on ``sys.path`` (``pythonpath`` in pyproject.toml), so this module, ``kube_harness``
+and ``kube_pools_harness`` are imported by their names from any folder; conftest.py files hold
+fixtures only.
+"""
 
 from __future__ import annotations
 
 import copy
 import os
 import shutil
+import subprocess
+import sys
 import sysconfig
 from pathlib import Path
 from typing import Any
@@ -13,6 +22,11 @@ import orjson
 import pytest
 
 from dra_metadata import MetadataDecodeError, decode_stream
+
+TESTS = Path(__file__).parent
+REPO = TESTS.parent
+UPSTREAM = TESTS / "data" / "upstream"
+SHARED_UPSTREAM = REPO.parent / "shared" / "fixtures" / "upstream"
 
 V1ALPHA1 = "metadata.resource.k8s.io/v1alpha1"
 V1BETA1 = "metadata.resource.k8s.io/v1beta1"
@@ -94,3 +108,81 @@ def compiler_and_headers() -> str | None:
     if not Path(sysconfig.get_paths()["include"], "Python.h").is_file():
         return "no Python headers (Python.h) on this machine"
     return None
+
+
+def running_as_root() -> bool:
+    return hasattr(os, "geteuid") and os.geteuid() == 0
+
+
+def unprivileged() -> tuple[dict[str, Any], str]:
+    """How to start this Python without the privilege to bypass file permissions.
+
+    As user nobody where this Python can be run so; else as root without the capabilities
+    that bypass permissions (setpriv), which is what matters for a mode-000 file.
+    """
+    if not running_as_root():
+        return {}, "not root already"
+    nobody: dict[str, Any] = {"user": 65534, "group": 65534, "extra_groups": []}
+    try:
+        probe = subprocess.run(
+            [sys.executable, "-c", "import dra_metadata"],
+            capture_output=True,
+            check=False,
+            cwd="/",
+            **nobody,
+        )
+    except PermissionError:
+        probe = None
+    if probe is not None and probe.returncode == 0:
+        return nobody, "user nobody"
+    if shutil.which("setpriv") is None:
+        pytest.skip("this Python cannot run as nobody here, and setpriv is missing")
+    dropped = "-dac_override,-dac_read_search,-fowner"
+    return {
+        "prefix": ("setpriv", f"--bounding-set={dropped}", "--inh-caps=-all")
+    }, "root without DAC caps"
+
+
+def can_unshare() -> str | None:
+    """None when this process may make a private mount namespace (for real bind mounts), else
+    why not: the reason of a skip."""
+    if not running_as_root():
+        return "needs root for a private mount namespace"
+    if shutil.which("unshare") is None:
+        return "needs unshare (util-linux)"
+    probe = subprocess.run(["unshare", "-m", "true"], capture_output=True, check=False)
+    if probe.returncode != 0:
+        return f"unshare -m is not allowed here: {probe.stderr.decode().strip()}"
+    return None
+
+
+SAMPLE = REPO / "examples" / "tree"
+COMMAND = str(Path(sys.executable).parent / "dra-metadata")
+
+
+def run_command(
+    *arguments: str | bytes, root: Path | None = SAMPLE, timeout: float = 60, **options: object
+) -> subprocess.CompletedProcess[str]:
+    """The installed dra-metadata command in a subprocess; ``--root`` first unless None."""
+    prefix = ["--root", str(root)] if root is not None else []
+    return subprocess.run(  # type: ignore[call-overload, no-any-return]
+        [COMMAND, *prefix, *arguments],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+        **options,
+    )
+
+
+def run_python(code: str, **environment: str) -> subprocess.CompletedProcess[str]:
+    """``python -c code`` in the repository, with a bare environment and ``environment``."""
+    return subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        env={"PATH": "/usr/bin:/bin", **environment},
+        check=False,
+        timeout=60,
+    )

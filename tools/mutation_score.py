@@ -1,4 +1,4 @@
-"""Mutation score of the modules that reading, decoding and waiting rest on (issue #18).
+"""Mutation score of the modules that reading, decoding and waiting rest on.
 
     .venv/bin/python tools/mutation_score.py                  # every module: run, then score
     .venv/bin/python tools/mutation_score.py _paths _read     # some of them

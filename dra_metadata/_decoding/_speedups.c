@@ -4,7 +4,8 @@
  * attribute holds exactly one member of the type its name calls for. In Python that takes four
  * passes over the attributes (member lookup, member types, member counts, integer range); here
  * it is one loop. The package works without this module (a build without a compiler, or
- * DRA_METADATA_PURE_PYTHON=1): both give the same answers, which tests/test_speedups.py checks.
+ * DRA_METADATA_PURE_PYTHON=1): both give the same answers, which
+ * tests/decoding/test_compiled_check.py checks.
  *
  * Safety: no Python code runs inside the loop, so nothing can change or free what it reads.
  * The loop runs only on what orjson gives the decoder (a _Layout of exact lists; values in an

@@ -5,7 +5,7 @@ validator (spec §5.1) that a schema can express are added here. Run
 
     python -m dra_metadata._validation._schema schemas
 
-to rewrite the committed files; tests/test_schema.py fails when they drift.
+to rewrite the committed files; tests/validation/test_schema.py fails when they drift.
 """
 
 from __future__ import annotations

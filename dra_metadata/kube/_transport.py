@@ -86,7 +86,7 @@ def closing_transport(verify: ssl.SSLContext) -> httpx2.AsyncHTTPTransport:
     """An httpx2 transport for the API server whose new connections close on a cancel.
 
     httpx2 does not take a network backend: the pool it made is given one before any
-    connection exists (tests/test_kube_deadline.py fails if httpx2 stops keeping it there).
+    connection exists (tests/kube/test_kube_deadline.py fails if httpx2 stops keeping it there).
     """
     transport = httpx2.AsyncHTTPTransport(verify=verify)
     pool = transport._pool  # noqa: SLF001 - see above

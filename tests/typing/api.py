@@ -33,7 +33,7 @@ def read(root: Path) -> list[str]:
         if isinstance(value, str):
             uuids.append(value)
         fallback: AttributeValue | int | None = device.attribute("index", -1)
-        # A non-None default narrows the result: no None left to handle (issue 23).
+        # A non-None default narrows the result: no None left to handle.
         narrowed: AttributeValue | str = device.attribute("uuid", "none")
         index: AttributeValue | int = device.attribute("index", default=-1)
         maybe: AttributeValue | None = device.attribute("uuid", None)

@@ -1,0 +1,113 @@
+"""A reader without privileges: every read, watch and write of what it may not open is a typed
+error with EACCES that names the path.
+
+Run as user nobody (or as root without the capabilities that bypass permissions).
+"""
+
+from __future__ import annotations
+
+import errno
+import json
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from dra_metadata.testing import MetadataTree
+
+from helpers import unprivileged
+
+DRIVER = "nic.example.com"
+
+# Child processes build their metadata with this, as the tests here do.
+PRELUDE = """
+import errno, json, os, sys
+from pathlib import Path
+from dra_metadata import *
+from dra_metadata.writer import encode_stream, update_metadata_file, write_metadata_file
+
+def metadata(generation, devices=1):
+    return DeviceMetadata(
+        metadata=ObjectMeta(name="net", namespace="ns", uid="u-1", generation=generation),
+        requests=[DeviceMetadataRequest(name="nic", devices=[
+            Device(driver="nic.example.com", pool="node-a", name=f"nic-{index}",
+                   network_data=NetworkDeviceData("net1", (f"10.0.{index % 250}.5/24",)))
+            for index in range(devices)
+        ])],
+    )
+
+def failure(call):
+    try:
+        call()
+    except (MetadataWriteError, MetadataReadError) as error:
+        return {"type": type(error).__name__, "errno": error.errno, "message": str(error)}
+    return None
+"""
+
+
+def run_child(
+    code: str, *arguments: str, prefix: tuple[str, ...] = (), **options: Any
+) -> subprocess.CompletedProcess[str]:
+    result = subprocess.run(
+        [*prefix, sys.executable, "-c", PRELUDE + code, *arguments],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        cwd="/",
+        **options,
+    )
+    assert result.returncode == 0, result.stderr
+    return result
+
+
+def child_json(code: str, *arguments: str, **options: Any) -> Any:
+    return json.loads(run_child(code, *arguments, **options).stdout)
+
+
+UNPRIVILEGED = """
+root = Path(sys.argv[1])
+hidden = root / "resourceclaims" / "hidden" / "r" / "nic.example.com-metadata.json"
+locked = root / "resourceclaims" / "locked" / "r" / "nic.example.com-metadata.json"
+short = {"timeout": 5, "poll_interval": 0.05}
+print(json.dumps({
+    "read a mode-000 file": failure(lambda: read_metadata_file(hidden)),
+    "watch a mode-000 file": failure(lambda: next(watch_metadata_file(hidden, **short))),
+    "wait on a mode-000 directory": failure(
+        lambda: wait_for_network_data("locked", "r", root=root, **short)),
+    "watch a file in a mode-000 directory": failure(
+        lambda: next(watch_claim_metadata("locked", "r", root=root, driver="nic.example.com", **short))),
+    "watch a request below a mode-000 claim directory": failure(
+        lambda: next(watch_claim_metadata("sealed", "r", root=root, **short))),
+    "write below a mode-000 claim directory": failure(
+        lambda: write_metadata_file(root / "resourceclaims" / "sealed" / "r" / "new" / "x", metadata(1))),
+    "write into a directory of root's": failure(
+        lambda: write_metadata_file(root / "resourceclaims" / "x" / "d-metadata.json", metadata(1))),
+}))
+"""
+
+
+def test_an_unprivileged_reader() -> None:
+    options, _ = unprivileged()
+    root = Path(tempfile.mkdtemp(prefix="dra-metadata-faults-"))
+    try:
+        root.chmod(0o755)
+        tree = MetadataTree(root)
+        tree.add_claim("hidden", "r", DRIVER, ["n"]).chmod(0o000)
+        tree.add_claim("locked", "r", DRIVER, ["n"]).parent.chmod(0o000)
+        tree.add_claim("sealed", "r", DRIVER, ["n"]).parent.parent.chmod(0o000)
+        (root / "resourceclaims").chmod(0o555)  # nobody may write here; not even root, without caps
+        results = child_json(UNPRIVILEGED, str(root), **options)
+        for what, error in results.items():
+            assert error is not None, what
+            assert error["errno"] == errno.EACCES, (what, error)
+            expected = "MetadataWriteError" if what.startswith("write") else "MetadataReadError"
+            assert error["type"] == expected, what
+            assert str(root) in error["message"], what
+    finally:
+        for directory in [root, *root.rglob("*")]:
+            if directory.is_dir():
+                directory.chmod(0o755)
+        shutil.rmtree(root)
