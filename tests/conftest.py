@@ -1,21 +1,40 @@
-"""What every stage's tests share: the Hypothesis profiles, the number of xdist workers, and a
-clean DRA_METADATA_ROOT. Fixtures used by one stage only are in that folder's conftest.py;
-what tests import is in helpers.py (conftest.py files are not imported by tests)."""
+"""What every stage's tests share: the Hypothesis profiles (the suite's is loaded here), the
+number of xdist workers, a clean DRA_METADATA_ROOT, and the API server fixtures (tests/kube and
+tests/docs use them). Fixtures used by one stage only are in that folder's conftest.py; what
+tests import is in helpers.py (no test imports a conftest.py)."""
 
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 
 import pytest
 from hypothesis import HealthCheck, settings
 
+import kube_harness
+from kube_harness import ApiServer
+from kube_pools_harness import ControllerManager
+
+# The suite's profile: Hypothesis' defaults (the same example counts, deadlines and database)
+# but for HealthCheck.too_slow. too_slow compares the wall-clock time of a test's first draws
+# with one second. On a machine whose cores other work keeps busy, a worker gets a fraction of a
+# core and any strategy's first draws can take that second: at a load of 12-16 on two cores, the
+# one-off scan of the local modules for constants that Hypothesis charges to the draw that
+# triggers it took 1.1 s on its own. That measures the machine, not the strategies; what the
+# strategies cost is checked with every health check, on the CPU clock, by
+# models/test_strategies.py (docs/guides/testing.md says what holds). --hypothesis-profile
+# chooses another profile.
+settings.register_profile("suite", suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("suite")
+
 # Mutation testing (tools/mutation_score.py, --hypothesis-profile=mutation): the same examples in
-# every run, no example database, and pytest.main run several times in one process.
+# every run, no example database, and pytest.main run several times in one process; too_slow as
+# in the suite's profile (a health check failing on a busy machine would count a mutant killed).
 settings.register_profile(
     "mutation",
     derandomize=True,
     database=None,
-    suppress_health_check=[HealthCheck.differing_executors],
+    suppress_health_check=[HealthCheck.differing_executors, HealthCheck.too_slow],
 )
 
 
@@ -36,3 +55,66 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
 def _no_root_override(monkeypatch: pytest.MonkeyPatch) -> None:
     """Tests name their root explicitly unless they set DRA_METADATA_ROOT themselves."""
     monkeypatch.delenv("DRA_METADATA_ROOT", raising=False)
+
+
+# A kube-apiserver and etcd for the tests of the Kubernetes API (see kube_harness.py), used by
+# tests/kube and by the examples of the docs that need a server (tests/docs) ------------------
+
+
+@pytest.fixture(scope="session")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ApiServer]:
+    with kube_harness.running(tmp_path_factory.mktemp("kube")) as running:
+        yield running
+
+
+_namespaces = iter(range(1_000_000))
+
+
+@pytest.fixture
+def namespace(server: ApiServer) -> str:
+    return server.namespace(f"test-{next(_namespaces)}")
+
+
+# kube-controller-manager for the pool status tests (see kube_pools_harness.py) ---------------
+
+
+@pytest.fixture(scope="session")
+def _controller_manager(
+    server: ApiServer, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[ControllerManager]:
+    binary = kube_harness.controller_assets()
+    if binary is None:
+        pytest.skip(kube_harness.CONTROLLER_SKIP_REASON)
+    manager = ControllerManager(binary, server, tmp_path_factory.mktemp("kcm"))
+    try:
+        manager.start()
+        yield manager
+    finally:
+        manager.close()
+
+
+@pytest.fixture
+def controller(_controller_manager: ControllerManager) -> ControllerManager:
+    """kube-controller-manager answering ResourcePoolStatusRequests (started again if a test
+    stopped it)."""
+    if not _controller_manager.running:
+        _controller_manager.start()
+    return _controller_manager
+
+
+@pytest.fixture(scope="session")
+def server_without_pool_status(
+    server: ApiServer, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[ApiServer]:
+    """A second kube-apiserver (the same etcd, its own prefix) without resource.k8s.io/v1alpha3."""
+    second = ApiServer(
+        server.assets,
+        tmp_path_factory.mktemp("kube-no-pool-status"),
+        pool_status=False,
+        etcd_prefix="/registry-without-pool-status",
+    )
+    try:
+        second.start_beside(server)
+        yield second
+    finally:
+        second.stop()
