@@ -77,12 +77,9 @@ class Version(str):
     other side is read as a Version; one that is not a semantic version cannot be ordered
     against a Version (TypeError).
 
-    Args:
-        text: ``MAJOR.MINOR.PATCH``, optionally ``-PRERELEASE`` and ``+BUILD``.
-
-    Raises:
-        ValueError: ``text`` is not a semantic version (``"1.2"``, ``"v1.2.3"``, ``"01.0.0"``).
-        TypeError: ``text`` is not a str.
+    ``Version(text)`` takes ``MAJOR.MINOR.PATCH`` with an optional ``-PRERELEASE`` and
+    ``+BUILD``; it raises ValueError for a str that is not a semantic version (``"1.2"``,
+    ``"v1.2.3"``, ``"01.0.0"``) and TypeError for anything but a str.
 
     Examples:
         >>> from dra_metadata import Version
