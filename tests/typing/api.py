@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+
+from typing_extensions import assert_type  # typing's is 3.11+ (pydantic brings this one)
 
 import dra_metadata
 from dra_metadata import (
@@ -18,9 +19,6 @@ from dra_metadata import (
     Version,
 )
 from dra_metadata.writer import encode_stream, update_metadata_file, write_metadata_file
-
-if TYPE_CHECKING:
-    from typing_extensions import assert_type  # typing's is 3.11+
 
 
 def read(root: Path) -> list[str]:
