@@ -181,6 +181,6 @@ def version_or_text(text: str) -> str:
     What a ``version`` attribute's value is: the decoder, like Go's, accepts any string there
     (validation reports the ones that are not semantic versions).
     """
-    if type(text) is Version:
+    if type(text) is Version or _parse(text) is None:
         return text
-    return Version(text) if _parse(text) is not None else text
+    return str.__new__(Version, text)  # checked just now
