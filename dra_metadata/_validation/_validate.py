@@ -24,7 +24,7 @@ from dra_metadata._model._models import (
     DeviceAttribute,
     NetworkDeviceData,
 )
-from dra_metadata._model._semver import semver_pattern
+from dra_metadata._model._semver import SEMVER_PATTERN
 from dra_metadata._model._versions import KNOWN_API_VERSIONS, V1ALPHA1, V1BETA1
 
 Profile = Literal["metadata", "strict"]
@@ -91,7 +91,7 @@ def _pattern(name: str) -> re.Pattern[str]:
         "subdomain": lambda: re.compile(SUBDOMAIN_PATTERN),
         "subdomain-caseless": lambda: re.compile(_CASELESS_SUBDOMAIN),
         "c-identifier": lambda: re.compile(r"[A-Za-z_][A-Za-z0-9_]*"),
-        "semver": semver_pattern,  # the one Version parses with
+        "semver": lambda: re.compile(SEMVER_PATTERN),  # the pattern Version parses with
     }[name]()
 
 
