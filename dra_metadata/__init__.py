@@ -43,6 +43,7 @@ from dra_metadata._model._models import (
     DeviceAttribute,
     NetworkDeviceData,
 )
+from dra_metadata._model._semver import Version
 from dra_metadata._model._versions import GROUP_NAME, KIND, KNOWN_API_VERSIONS
 from dra_metadata._reading._paths import (
     CONTAINER_DIR,
@@ -178,6 +179,7 @@ __all__ = [
     "Profile",
     "StaleMetadataError",
     "StopEvent",
+    "Version",
     "WaitSource",
     "WaitTimeoutError",
     "await_for",

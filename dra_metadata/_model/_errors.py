@@ -235,22 +235,32 @@ class MetadataConflictError(DeviceMetadataError):
 
 
 class AttributeValueError(DeviceMetadataError, ValueError):
-    """A device attribute does not have exactly one value member set, so it has no single value.
+    """A device attribute has no single value, or not of the type asked for (a ValueError).
 
-    Raised by ``DeviceAttribute.value`` (also a ValueError); the attribute's ``members`` say which
-    are set, and validation reports such an attribute as ``invalid``.
+    Raised by ``DeviceAttribute.value`` when several members are set (the attribute's
+    ``members`` say which; validation reports such an attribute as ``invalid``), and by a
+    typed read, ``device.attribute(name, type=int)``, when the attribute holds another member:
+    `.name` is the attribute's key and `.kind` the member it holds (``"string"``, ``"ints"``,
+    ...; None when several are set). Both are None when raised by ``DeviceAttribute.value``.
     """
 
     __module__ = "dra_metadata"
 
+    def __init__(self, message: str, *, name: str | None = None, kind: str | None = None) -> None:
+        super().__init__(message)
+        self.name = name
+        self.kind = kind
+
 
 class AttributeNotFoundError(DeviceMetadataError, KeyError):
-    """An attribute lookup by a short name that the device has only under another domain.
+    """An attribute lookup by a name that the device has only under another domain.
 
     ``device.attribute("pciBusID")`` looks for ``pciBusID`` and ``<driver>/pciBusID``; when the
     device has ``resource.kubernetes.io/pciBusID`` instead, answering "no such attribute" would
-    be a silent wrong answer. `.name` is the name asked for, `.suggestions` the attribute names
-    it may have meant (also a KeyError).
+    be a silent wrong answer. ``device.attributes["index"]``, whose keys are exact, raises it
+    too when the map has the name under a domain (``gpu.example.com/index``), as the KeyError
+    a Mapping raises (``attributes.get`` and ``in`` still answer None and False). `.name` is
+    the name asked for, `.suggestions` the attribute names it may have meant.
     """
 
     __module__ = "dra_metadata"

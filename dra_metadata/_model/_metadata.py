@@ -10,11 +10,12 @@ on first use.
 # creation, so that pydantic need not resolve names in the public module these classes report.
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from dra_metadata._model._building import _PYDANTIC_CONFIG
 from dra_metadata._model._checks import (
     _check,
     _check_int64,
@@ -24,7 +25,8 @@ from dra_metadata._model._checks import (
     _instance_of,
     _is_str,
 )
-from dra_metadata._model._models import _PYDANTIC_CONFIG, Device
+from dra_metadata._model._models import Device
+from dra_metadata._model._raw_json import json_equal
 from dra_metadata._model._repr import set_fields_repr
 
 
@@ -85,8 +87,9 @@ class ManagedFieldsEntry:
     api_version: str = ""
     time: datetime | None = None
     fields_type: str = ""
-    fields_v1: Any = None
-    """The raw JSON value (usually an object), or None when absent."""
+    fields_v1: Any = field(default=None, hash=False)
+    """The raw JSON value (usually an object), or None when absent. It takes part in
+    comparisons (at any depth) but not in the hash, since dicts and lists have none."""
     subresource: str = ""
 
     __pydantic_config__ = _PYDANTIC_CONFIG
@@ -96,6 +99,24 @@ class ManagedFieldsEntry:
         for name in ("manager", "operation", "api_version", "fields_type", "subresource"):
             _check(self, name, str, "a str")
         _check_optional(self, "time", datetime, "a datetime")
+
+    def __hash__(self) -> int:
+        return hash(
+            tuple(
+                getattr(self, name) for name in _MANAGED_FIELDS_ENTRY_FIELDS if name != "fields_v1"
+            )
+        )
+
+    def __eq__(self, other: object) -> bool:
+        # fieldsV1 may nest deeper than ``==`` on dicts can recurse: compared without recursion.
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return all(
+            json_equal(getattr(self, name), getattr(other, name))
+            if name == "fields_v1"
+            else getattr(self, name) == getattr(other, name)
+            for name in _MANAGED_FIELDS_ENTRY_FIELDS
+        )
 
 
 @dataclass(frozen=True, slots=True, repr=False)
@@ -121,6 +142,15 @@ class ObjectMeta:
     __pydantic_config__ = _PYDANTIC_CONFIG
     __repr__ = set_fields_repr
 
+    def __hash__(self) -> int:
+        # Labels and annotations are dicts, which have no hash: hashed as sets of their items.
+        return hash(
+            tuple(
+                frozenset(value.items()) if isinstance(value, Mapping) else value
+                for value in map(self.__getattribute__, _OBJECT_META_FIELDS)
+            )
+        )
+
     def __post_init__(self) -> None:
         for name in ("name", "generate_name", "namespace", "self_link", "uid", "resource_version"):
             _check(self, name, str, "a str")
@@ -135,6 +165,10 @@ class ObjectMeta:
         _coerce_tuple(
             self, "managed_fields", _instance_of(ManagedFieldsEntry), "ManagedFieldsEntries"
         )
+
+
+_MANAGED_FIELDS_ENTRY_FIELDS = tuple(item.name for item in fields(ManagedFieldsEntry))
+_OBJECT_META_FIELDS = tuple(item.name for item in fields(ObjectMeta))
 
 
 @dataclass(frozen=True, slots=True, repr=False)

@@ -16,6 +16,7 @@ import orjson
 
 from dra_metadata._model._errors import MetadataEncodeError, shown_names
 from dra_metadata._model._models import DeviceAttribute, wire_attribute
+from dra_metadata._model._raw_json import json_depth
 from dra_metadata._model._versions import KIND, KNOWN_API_VERSIONS
 
 if TYPE_CHECKING:
@@ -248,11 +249,63 @@ def _why_unencodable(value: Any) -> str:
     return ""
 
 
+_TOO_DEEP = "Recursion limit reached"
+"""orjson's reason for a value nested deeper than it writes (255 levels, the whole object's)."""
+
+
 def _locate_unencodable(value: Any, path: str, layout: _Layout) -> tuple[str, str]:
     """The wire path of the innermost part of ``value`` that orjson cannot write, and why.
 
     Only called after a failure, so walking the object part by part costs nothing otherwise.
+    A loop, not a recursion: a kept JSON value (fieldsV1) may nest deeper than Python recurses;
+    such a value is named as a whole, with its depth.
     """
+    if _why_unencodable(value) == _TOO_DEEP:
+        deepest = _deepest_kept_json(value, path, layout)
+        if deepest is not None:
+            return deepest[0], (
+                f"it nests {deepest[1]} levels deep, more than the JSON encoder writes (255 "
+                "levels, counted from the top of the object)"
+            )
+    while True:
+        inner = _unencodable_part(value, path, layout)
+        if inner is None:
+            return path or "the object", _why_unencodable(value)
+        value, path, layout, key_problem = inner
+        if key_problem:
+            return path, f"its key: {key_problem}"
+
+
+def _deepest_kept_json(value: Any, path: str, layout: _Layout) -> tuple[str, int] | None:
+    """The path and depth of the most deeply nested kept JSON value (fieldsV1) in ``value``."""
+    deepest: tuple[str, int] | None = None
+    pending = [(value, path, layout)]
+    while pending:
+        item, item_path, item_layout = pending.pop()
+        if item_layout == "json":
+            depth = json_depth(item)
+            if deepest is None or depth > deepest[1]:
+                deepest = (item_path, depth)
+        elif isinstance(item, dict):
+            for key, inner in item.items():
+                shown = _printable(key)
+                inner_path = (
+                    (f"{item_path}.{shown}" if item_path else shown)
+                    if item_layout == "struct"
+                    else f"{item_path}[{shown}]"
+                )
+                pending.append((inner, inner_path, _inner_layout(item_layout, key)))
+        elif isinstance(item, (list, tuple)):
+            pending.extend(
+                (inner, f"{item_path}[{index}]", item_layout) for index, inner in enumerate(item)
+            )
+    return deepest
+
+
+def _unencodable_part(
+    value: Any, path: str, layout: _Layout
+) -> tuple[Any, str, _Layout, str] | None:
+    """The first part of ``value`` that cannot be written (or whose key cannot), or None."""
     if isinstance(value, dict):
         for key, item in value.items():
             shown = _printable(key)
@@ -260,15 +313,13 @@ def _locate_unencodable(value: Any, path: str, layout: _Layout) -> tuple[str, st
                 (f"{path}.{shown}" if path else shown) if layout == "struct" else f"{path}[{shown}]"
             )
             key_problem = _why_unencodable({key: None})
-            if key_problem:
-                return item_path, f"its key: {key_problem}"
-            if _why_unencodable(item):
-                return _locate_unencodable(item, item_path, _inner_layout(layout, key))
+            if key_problem or _why_unencodable(item):
+                return item, item_path, _inner_layout(layout, key), key_problem
     elif isinstance(value, (list, tuple)):
         for index, item in enumerate(value):
             if _why_unencodable(item):
-                return _locate_unencodable(item, f"{path}[{index}]", layout)
-    return path or "the object", _why_unencodable(value)
+                return item, f"{path}[{index}]", layout, ""
+    return None
 
 
 def _inner_layout(layout: _Layout, key: object) -> _Layout:

@@ -24,6 +24,7 @@ from dra_metadata._model._models import (
     DeviceAttribute,
     NetworkDeviceData,
 )
+from dra_metadata._model._semver import SEMVER_PATTERN
 from dra_metadata._model._versions import KNOWN_API_VERSIONS, V1ALPHA1, V1BETA1
 
 Profile = Literal["metadata", "strict"]
@@ -80,11 +81,6 @@ SUBDOMAIN_PATTERN = rf"{LABEL_PATTERN}(\.{LABEL_PATTERN})*"
 _CASELESS_LETTERS = "a-zA-Z\u017f\u212a"
 _CASELESS_LABEL = rf"[{_CASELESS_LETTERS}0-9]([-{_CASELESS_LETTERS}0-9]*[{_CASELESS_LETTERS}0-9])?"
 _CASELESS_SUBDOMAIN = rf"{_CASELESS_LABEL}(\.{_CASELESS_LABEL})*"
-_SEMVER = (
-    r"(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)"
-    r"(-(0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*)(\.(0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*))*)?"
-    r"(\+[0-9a-zA-Z-]+(\.[0-9a-zA-Z-]+)*)?"
-)
 
 
 @cache
@@ -95,7 +91,7 @@ def _pattern(name: str) -> re.Pattern[str]:
         "subdomain": lambda: re.compile(SUBDOMAIN_PATTERN),
         "subdomain-caseless": lambda: re.compile(_CASELESS_SUBDOMAIN),
         "c-identifier": lambda: re.compile(r"[A-Za-z_][A-Za-z0-9_]*"),
-        "semver": lambda: re.compile(_SEMVER, re.ASCII),
+        "semver": lambda: re.compile(SEMVER_PATTERN),  # the pattern Version parses with
     }[name]()
 
 

@@ -68,6 +68,11 @@ class MetadataEvent:
 
     __module__ = "dra_metadata"
 
+    def __hash__(self) -> int:
+        # generations is a dict, which has no hash: hashed as the set of its items.
+        generations = frozenset(self.generations.items())
+        return hash((self.kind, self.metadata, generations, self.paths, self.driver))
+
 
 def classify(previous: MetadataSource | None, current: MetadataSource) -> MetadataEventKind | None:
     """The kind of change from ``previous`` to ``current`` of one file (None: no change)."""

@@ -54,8 +54,9 @@ class AllocatedDevice:
     share_id: str | None = None
     network_data: NetworkDeviceData | None = None
     conditions: Sequence[DeviceCondition] = ()
-    data: Mapping[str, Any] | None = None
-    """The driver's arbitrary JSON object (``status.devices[].data``), or None."""
+    data: Mapping[str, Any] | None = field(default=None, hash=False)
+    """The driver's arbitrary JSON object (``status.devices[].data``), or None. It takes part
+    in comparisons but not in the hash (a dict has none)."""
 
     def condition(self, condition_type: str) -> DeviceCondition | None:
         """The condition of that type (e.g. ``"Ready"``), or None."""

@@ -30,8 +30,8 @@ class PartitionTypeStatus:
     type: str
     total: int
     allocatable: int
-    extra: Mapping[str, Any] = field(default_factory=dict)
-    """Fields this version does not know, as the server sent them."""
+    extra: Mapping[str, Any] = field(default_factory=dict, hash=False)
+    """Fields this version does not know, as the server sent them (compared, not hashed)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,8 +47,8 @@ class ShareableCapacity:
     total: str
     consumed: str
     available: str
-    extra: Mapping[str, Any] = field(default_factory=dict)
-    """Fields this version does not know, as the server sent them."""
+    extra: Mapping[str, Any] = field(default_factory=dict, hash=False)
+    """Fields this version does not know, as the server sent them (compared, not hashed)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,8 +63,8 @@ class ShareableSummary:
     fully_available_devices: int
     partially_available_devices: int
     capacity: Sequence[ShareableCapacity] = ()
-    extra: Mapping[str, Any] = field(default_factory=dict)
-    """Fields this version does not know, as the server sent them."""
+    extra: Mapping[str, Any] = field(default_factory=dict, hash=False)
+    """Fields this version does not know, as the server sent them (compared, not hashed)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,8 +93,8 @@ class PoolStatus:
     validation_error: str | None = None
     partition_summary: Sequence[PartitionTypeStatus] | None = None
     shareable_summary: ShareableSummary | None = None
-    extra: Mapping[str, Any] = field(default_factory=dict)
-    """Fields this version does not know, as the server sent them."""
+    extra: Mapping[str, Any] = field(default_factory=dict, hash=False)
+    """Fields this version does not know, as the server sent them (compared, not hashed)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -122,8 +122,9 @@ class TestAttributes:
         assert device.attributes == {"b": DeviceAttribute(int=1), "a": DeviceAttribute(int=2)}
         with pytest.raises(TypeError):
             device.attributes["c"] = DeviceAttribute(int=3)  # type: ignore[index]
-        with pytest.raises(TypeError):
-            hash(device.attributes)
+        # Hashable (a frozen model's member), equal to the same map built by hand.
+        built = Device(attributes={"b": DeviceAttribute(int=1), "a": DeviceAttribute(int=2)})
+        assert hash(device.attributes) == hash(built.attributes)
 
     def test_lazy_attributes_compare_equal_to_built_ones(self) -> None:
         decoded = decoded_device({"model": {"string": "A100"}})

@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
+from typing_extensions import assert_type  # typing's is 3.11+ (pydantic brings this one)
+
 import dra_metadata
 from dra_metadata import (
     AttributeValue,
@@ -14,6 +16,7 @@ from dra_metadata import (
     DeviceMetadata,
     DeviceMetadataRequest,
     MetadataSource,
+    Version,
 )
 from dra_metadata.writer import encode_stream, update_metadata_file, write_metadata_file
 
@@ -46,6 +49,46 @@ def read(root: Path) -> list[str]:
         del fallback
     del generations, stale
     return uuids
+
+
+def typed_reads(device: Device) -> int:
+    # type= reads one member and is typed as its type: no union left to narrow.
+    idx: int = device.attribute("index", -1, type=int)
+    assert_type(device.attribute("index", type=int), int | None)
+    assert_type(device.attribute("index", -1, type=int), int)
+    assert_type(device.attribute("ready", type=bool), bool | None)
+    assert_type(device.attribute("ready", default=False, type=bool), bool)
+    assert_type(device.attribute("model", type=str), str | None)
+    assert_type(device.attribute("model", "", type=str), str)
+    assert_type(device.attribute("driverVersion", type=dra_metadata.Version), Version | None)
+    assert_type(device.attribute("driverVersion", None, type=Version), Version | None)
+    fallback = Version("0.0.0")
+    assert_type(device.attribute("driverVersion", fallback, type=Version), Version)
+    assert_type(device.attribute("ids", type=tuple[int, ...]), tuple[int, ...] | None)
+    assert_type(device.attribute("ids", (), type=tuple[int, ...]), tuple[int, ...])
+    assert_type(device.attribute("flags", (), type=tuple[bool, ...]), tuple[bool, ...])
+    assert_type(device.attribute("names", type=tuple[str, ...]), tuple[str, ...] | None)
+    assert_type(device.attribute("versions", (), type=tuple[Version, ...]), tuple[Version, ...])
+    # Without type=, the whole union, as before.
+    assert_type(device.attribute("index"), AttributeValue | None)
+    version: Version = Version("1.10.0")
+    newer: bool = version > Version("1.9.0") and version >= "1.9.0"
+    parts: tuple[int, int, int, str | None, str | None] = (
+        version.major,
+        version.minor,
+        version.patch,
+        version.prerelease,
+        version.build,
+    )
+    text: str = version  # a str everywhere a str is expected
+    del newer, parts, text
+    try:
+        device.attribute("index", type=int)
+    except dra_metadata.AttributeValueError as error:
+        held: str | None = error.kind
+        name: str | None = error.name
+        del held, name
+    return idx
 
 
 def decode(data: bytes) -> str:
