@@ -94,12 +94,17 @@ def _run(arguments: argparse.Namespace, out: Output) -> int:
         )
     if arguments.pod is not None and arguments.namespace is None:
         raise UsageError("--pod needs --namespace: the kubelet finds a pod by both")
-    pods = _read(arguments)
+    show(_read(arguments), arguments, out)
+    return EXIT_OK
+
+
+def show(pods: list[PodResources], arguments: argparse.Namespace, out: Output) -> None:
+    """The pods the kubelet answered, as the options ask: --driver, -o table or json."""
     if arguments.driver is not None:
         pods = [kept for pod in pods if (kept := _only_driver(pod, arguments.driver))]
     if output_format(arguments, out) == "json":
         out.write_json([pod.to_document() for pod in pods])
-        return EXIT_OK
+        return
     rows = [
         [
             pod.namespace,
@@ -117,7 +122,6 @@ def _run(arguments: argparse.Namespace, out: Output) -> int:
         table([HEADER, *rows], out)
     else:
         out.write(f"{safe_text(_nothing(arguments))}\n")
-    return EXIT_OK
 
 
 COMMAND = Command(
