@@ -14,8 +14,8 @@ from dra_metadata._model._errors import (
 )
 
 INSTALL_HINT = (
-    "pip install 'dra-metadata[podresources]' (in a checkout of dra-metadata: "
-    "pip install -e '.[podresources]')"
+    "pip install 'dra-metadata[podresources]' (from a checkout of dra-metadata: pip install "
+    "'.[podresources]'; from a wheel: pip install 'dra_metadata-<version>-*.whl[podresources]')"
 )
 EXTRA = "podresources"
 

@@ -203,7 +203,7 @@ def test_without_the_extra_the_message_names_it() -> None:
     (line,) = result.stderr.splitlines()
     assert "needs the 'podresources' extra of dra-metadata, grpcio and protobuf" in line
     assert "pip install 'dra-metadata[podresources]'" in line
-    assert "pip install -e '.[podresources]'" in line
+    assert "from a checkout of dra-metadata: pip install '.[podresources]'" in line
 
 
 _IMPORTED = """
