@@ -74,6 +74,17 @@ def test_driver_keeps_that_drivers_devices_and_the_pods_that_hold_them() -> None
     )
 
 
+def test_namespace_keeps_the_pods_of_that_namespace() -> None:
+    assert [p["name"] for p in json.loads(_shown("-o", "json", "--namespace", "default"))] == [
+        "plain",
+        "dra-meta",
+    ]
+    assert json.loads(_shown("-o", "json", "--namespace", "ml")) == []
+    assert _shown("-o", "table", "--namespace", "ml", "--driver", "gpu.example.com") == (
+        "no pod in namespace ml on this node holds devices of driver gpu.example.com\n"
+    )
+
+
 def test_the_empty_table_says_what_there_is_none_of() -> None:
     arguments = build_parser("pod-resources").parse_args(
         ["pod-resources", "-o", "table", "--pod", "plain", "--namespace", "default"]

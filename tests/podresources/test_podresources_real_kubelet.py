@@ -74,3 +74,36 @@ def test_the_command_prints_what_list_answers(kubelet: str) -> None:
     assert result.returncode == 0, result.stderr
     listed = podresources.list_pod_resources(socket=kubelet)
     assert json.loads(result.stdout) == [pod.to_document() for pod in listed]
+
+
+def test_the_command_keeps_one_namespace_and_gets_one_pod(kubelet: str) -> None:
+    listed = podresources.list_pod_resources(socket=kubelet)
+    first = listed[0]
+    result = run_command(
+        "pod-resources",
+        "--socket",
+        kubelet,
+        "--namespace",
+        first.namespace,
+        "-o",
+        "json",
+        root=None,
+    )
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout) == [
+        pod.to_document() for pod in listed if pod.namespace == first.namespace
+    ]
+    result = run_command(
+        "pod-resources",
+        "--socket",
+        kubelet,
+        "--pod",
+        first.name,
+        "--namespace",
+        first.namespace,
+        "-o",
+        "json",
+        root=None,
+    )
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout) == [first.to_document()]

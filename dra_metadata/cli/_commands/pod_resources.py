@@ -71,10 +71,7 @@ def _read(arguments: argparse.Namespace) -> list[PodResources]:
     where = {"socket": arguments.socket, "timeout": arguments.timeout}
     if arguments.pod is not None:
         return [podresources.get_pod_resources(arguments.pod, arguments.namespace, **where)]
-    pods = podresources.list_pod_resources(**where)
-    if arguments.namespace is not None:
-        pods = [pod for pod in pods if pod.namespace == arguments.namespace]
-    return pods
+    return podresources.list_pod_resources(**where)
 
 
 def _nothing(arguments: argparse.Namespace) -> str:
@@ -99,7 +96,9 @@ def _run(arguments: argparse.Namespace, out: Output) -> int:
 
 
 def show(pods: list[PodResources], arguments: argparse.Namespace, out: Output) -> None:
-    """The pods the kubelet answered, as the options ask: --driver, -o table or json."""
+    """The pods the kubelet answered, as the options ask: --namespace, --driver, -o."""
+    if arguments.namespace is not None:
+        pods = [pod for pod in pods if pod.namespace == arguments.namespace]
     if arguments.driver is not None:
         pods = [kept for pod in pods if (kept := _only_driver(pod, arguments.driver))]
     if output_format(arguments, out) == "json":
