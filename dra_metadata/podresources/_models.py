@@ -222,8 +222,8 @@ class AllocatableResources:
     memory: tuple[ContainerMemory, ...] = ()
 
     def to_document(self) -> dict[str, Any]:
-        """``{"devices", "cpuIDs", "memory"}``: what ``pod-resources --allocatable -o json``
-        prints."""
+        """``{"devices", "cpuIDs", "memory"}``: what ``dra-metadata pod-resources --allocatable
+        -o json`` prints."""
         return {
             "devices": [devices.to_document() for devices in self.devices],
             "cpuIDs": list(self.cpu_ids),

@@ -96,6 +96,47 @@ def test_the_empty_table_says_what_there_is_none_of() -> None:
     assert stream.getvalue() == "pod default/plain holds no DRA devices\n"
 
 
+def _allocatable_shown(allocatable: podresources.AllocatableResources, *options: str) -> str:
+    arguments = build_parser("pod-resources").parse_args(
+        ["pod-resources", "--allocatable", *options]
+    )
+    stream = io.StringIO()
+    out = Output(stream)
+    pod_resources.show_allocatable(allocatable, arguments, out)
+    out.flush()
+    return stream.getvalue()
+
+
+def test_allocatable_of_the_real_node_says_why_it_is_empty() -> None:
+    document = json.loads((NODE / "podresources-allocatable.json").read_text())
+    response = json_format.ParseDict(document, api_pb2.AllocatableResourcesResponse())
+    allocatable = _mapping.allocatable_resources(response)
+    assert _allocatable_shown(allocatable, "-o", "table").startswith(
+        "nothing allocatable reported: no device plugin devices,"
+    )
+    assert json.loads(_allocatable_shown(allocatable, "-o", "json")) == {
+        "devices": [],
+        "cpuIDs": [],
+        "memory": [],
+    }
+
+
+def test_allocatable_lists_devices_cpus_and_memory() -> None:
+    numa = podresources.TopologyInfo((podresources.NUMANode(0), podresources.NUMANode(1)))
+    allocatable = podresources.AllocatableResources(
+        devices=(podresources.ContainerDevices("nvidia.com/gpu", ("GPU-a", "GPU-b"), numa),),
+        cpu_ids=(2, 3),
+        memory=(podresources.ContainerMemory("hugepages-1Gi", 2**31),),
+    )
+    assert _allocatable_shown(allocatable, "-o", "table") == (
+        "KIND    RESOURCE        IDS OR BYTES  NUMA NODES\n"
+        "device  nvidia.com/gpu  GPU-a,GPU-b   0,1\n"
+        "cpu     -               2,3           -\n"
+        "memory  hugepages-1Gi   2147483648    -\n"
+    )
+    assert json.loads(_allocatable_shown(allocatable, "-o", "json")) == allocatable.to_document()
+
+
 def test_the_commands_defaults_are_the_librarys() -> None:
     assert pod_resources.TIMEOUT_SECONDS == _client.REQUEST_TIMEOUT_SECONDS
     assert pod_resources.DEFAULT_SOCKET == _socket.DEFAULT_SOCKET == podresources.DEFAULT_SOCKET
@@ -184,6 +225,8 @@ def test_no_such_pod_is_exit_1() -> None:
         (["--pod", "P", "--namespace", "n"], "--pod 'P': a pod's name is a DNS subdomain"),
         (["--root", "examples/tree"], "--root is the root of metadata files"),
         (["--timeout", "0"], "the timeout must be more than 0"),
+        (["--allocatable", "--driver", "d"], "--driver selects pods; --allocatable shows"),
+        (["--allocatable", "--pod", "p", "--namespace", "n"], "--pod, --namespace selects pods"),
     ],
 )
 def test_usage_errors_are_exit_2(options: list[str], said: str) -> None:

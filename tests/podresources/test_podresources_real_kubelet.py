@@ -107,3 +107,14 @@ def test_the_command_keeps_one_namespace_and_gets_one_pod(kubelet: str) -> None:
     )
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout) == [first.to_document()]
+
+
+def test_the_command_shows_what_the_node_can_allocate(kubelet: str) -> None:
+    result = run_command(
+        "pod-resources", "--socket", kubelet, "--allocatable", "-o", "json", root=None
+    )
+    assert result.returncode == 0, result.stderr
+    assert (
+        json.loads(result.stdout)
+        == podresources.allocatable_resources(socket=kubelet).to_document()
+    )

@@ -11,7 +11,7 @@ from dra_metadata.cli._exit import EXIT_OK, UsageError
 from dra_metadata.cli._output import Output, safe_text, table
 
 if TYPE_CHECKING:
-    from dra_metadata.podresources import PodResources
+    from dra_metadata.podresources import AllocatableResources, PodResources, TopologyInfo
 
 TIMEOUT_SECONDS = 10.0
 """dra_metadata.podresources.REQUEST_TIMEOUT_SECONDS (a test checks that they agree): not
@@ -34,6 +34,12 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
         help="with --pod: the pod's namespace; alone: only the pods of namespace NS",
     )
     parser.add_argument("--driver", metavar="D", help="only the devices of driver D")
+    parser.add_argument(
+        "--allocatable",
+        action="store_true",
+        help="instead: what the node can allocate (the kubelet's GetAllocatableResources: "
+        "device plugin devices, CPUs, memory; DRA devices are in ResourceSlices)",
+    )
     parser.add_argument(
         "--socket",
         metavar="PATH",
@@ -89,10 +95,68 @@ def _run(arguments: argparse.Namespace, out: Output) -> int:
             "--root is the root of metadata files; pod-resources reads the kubelet's "
             "PodResources API (--socket names its socket)"
         )
+    if arguments.allocatable:
+        given = [
+            option
+            for option, value in (
+                ("--pod", arguments.pod),
+                ("--namespace", arguments.namespace),
+                ("--driver", arguments.driver),
+            )
+            if value is not None
+        ]
+        if given:
+            raise UsageError(
+                f"{', '.join(given)} selects pods; --allocatable shows the node's allocatable "
+                "resources, which belong to no pod"
+            )
+        from dra_metadata import podresources  # noqa: PLC0415 - grpc, only for this subcommand
+
+        allocatable = podresources.allocatable_resources(
+            socket=arguments.socket, timeout=arguments.timeout
+        )
+        show_allocatable(allocatable, arguments, out)
+        return EXIT_OK
     if arguments.pod is not None and arguments.namespace is None:
         raise UsageError("--pod needs --namespace: the kubelet finds a pod by both")
     show(_read(arguments), arguments, out)
     return EXIT_OK
+
+
+def _numa(topology: TopologyInfo | None) -> str:
+    return ",".join(str(node.id) for node in topology.nodes) if topology else "-"
+
+
+def show_allocatable(
+    allocatable: AllocatableResources, arguments: argparse.Namespace, out: Output
+) -> None:
+    """--allocatable: a row per device plugin resource, one for the CPUs, one per memory type."""
+    if output_format(arguments, out) == "json":
+        out.write_json(allocatable.to_document())
+        return
+    rows = [
+        [
+            "device",
+            devices.resource_name,
+            ",".join(devices.device_ids) or "-",
+            _numa(devices.topology),
+        ]
+        for devices in allocatable.devices
+    ]
+    if allocatable.cpu_ids:
+        rows.append(["cpu", "-", ",".join(map(str, allocatable.cpu_ids)), "-"])
+    rows += [
+        ["memory", memory.memory_type, str(memory.size), _numa(memory.topology)]
+        for memory in allocatable.memory
+    ]
+    if rows:
+        table([["KIND", "RESOURCE", "IDS OR BYTES", "NUMA NODES"], *rows], out)
+    else:
+        out.write(
+            "nothing allocatable reported: no device plugin devices, and no CPUs or memory "
+            "the kubelet's CPU and memory managers hand out (their default policies); DRA "
+            "devices are published by their drivers in ResourceSlices\n"
+        )
 
 
 def show(pods: list[PodResources], arguments: argparse.Namespace, out: Output) -> None:
@@ -132,13 +196,15 @@ COMMAND = Command(
     "agents: in a pod, mount the node's /var/lib/kubelet/pod-resources as a hostPath volume "
     "and run as root (docs/guides/node-agents.md). -o json prints the pods as the API "
     "answers them (device plugin devices, CPUs and memory too); with --driver, only that "
-    "driver's devices and the pods that hold them. Needs the podresources extra: pip install "
+    "driver's devices and the pods that hold them. --allocatable shows what the node can "
+    "allocate instead. Needs the podresources extra: pip install "
     "'dra-metadata[podresources]'.",
     examples=(
         "dra-metadata pod-resources",
         "dra-metadata pod-resources --driver gpu.example.com -o json",
         "dra-metadata pod-resources --pod trainer-0 --namespace ml",
         "dra-metadata pod-resources --socket /host/pod-resources/kubelet.sock --timeout 3s",
+        "dra-metadata pod-resources --allocatable",
     ),
     add_arguments=_add_arguments,
     run=_run,
