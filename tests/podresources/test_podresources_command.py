@@ -226,6 +226,7 @@ def test_no_such_pod_is_exit_1() -> None:
         (["--root", "examples/tree"], "--root is the root of metadata files"),
         (["--timeout", "0"], "the timeout must be more than 0"),
         (["--allocatable", "--driver", "d"], "--driver selects pods; --allocatable shows"),
+        (["--socket", ""], "--socket is empty"),
         (["--allocatable", "--pod", "p", "--namespace", "n"], "--pod, --namespace selects pods"),
     ],
 )

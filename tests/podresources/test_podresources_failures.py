@@ -289,3 +289,9 @@ def test_math_inf_waits_without_a_deadline(folder: Path) -> None:
     path = dead_socket(folder / "kubelet.sock")
     with pytest.raises(podresources.PodResourcesConnectionError):
         podresources.list_pod_resources(socket=path, timeout=math.inf)
+
+
+@pytest.mark.parametrize("socket", ["", b"/run/kubelet.sock"])
+def test_a_socket_that_is_no_path_is_refused(socket: object) -> None:
+    with pytest.raises(ValueError, match="socket must be a non-empty path"):
+        podresources.list_pod_resources(socket=socket)  # type: ignore[arg-type]

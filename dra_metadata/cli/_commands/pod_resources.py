@@ -95,6 +95,8 @@ def _run(arguments: argparse.Namespace, out: Output) -> int:
             "--root is the root of metadata files; pod-resources reads the kubelet's "
             "PodResources API (--socket names its socket)"
         )
+    if arguments.socket is not None and not arguments.socket:
+        raise UsageError("--socket is empty: name the kubelet's PodResources socket")
     if arguments.allocatable:
         given = [
             option
