@@ -25,6 +25,7 @@ from dra_metadata._model._errors import (
     MetadataWriteError,
     NoCompatibleVersionError,
     NoMetadataError,
+    PodResourcesError,
     StaleMetadataError,
     WaitTimeoutError,
 )
@@ -176,6 +177,7 @@ __all__ = [
     "NoMetadataError",
     "ObjectMeta",
     "OwnerReference",
+    "PodResourcesError",
     "Profile",
     "StaleMetadataError",
     "StopEvent",

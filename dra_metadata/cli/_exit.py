@@ -33,7 +33,8 @@ EXIT_KUBE_API = 5
 """The Kubernetes API refused (401, 403), could not be reached (no configuration, a kubeconfig,
 certificate file or exec plugin that cannot be used, connection refused, TLS), did not answer
 by the deadline of a request, or answered what cannot be used: a deployment to fix, not data to
-wait for."""
+wait for. Also the kubelet's PodResources API (``pod-resources``): no socket, permission
+denied, nothing listening, no answer in time, a method it does not serve."""
 EXIT_UNREADABLE = 6
 """A file or directory exists but cannot be read: permission denied, an I/O error, or an entry
 that is no regular file (a FIFO, a directory, a symlink loop) where a metadata file should be."""
@@ -50,8 +51,8 @@ EXIT_TERMINATED = 143
 
 EXIT_CODES_HELP = (
     "exit codes: 0 ok, 1 not ready or not found, 2 usage, 3 undecodable or invalid data, "
-    "4 stale view (restart the container), 5 Kubernetes API refused or unreachable, 6 cannot "
-    "read (permission denied, I/O error, not a regular file), 70 "
+    "4 stale view (restart the container), 5 Kubernetes API or kubelet refused or unreachable, "
+    "6 cannot read (permission denied, I/O error, not a regular file), 70 "
     "internal error, 126/127 exec: COMMAND not runnable/not found, 130 interrupted, 141 output "
     "closed, 143 terminated"
 )
@@ -73,7 +74,10 @@ def exit_code(error: BaseException) -> int:
     """The exit code of an error the library raised."""
     if isinstance(error, StaleMetadataError):
         return EXIT_STALE
-    if isinstance(error, dra_metadata.KubeAPIError):
+    if isinstance(error, dra_metadata.KubeAPIError) or (
+        isinstance(error, dra_metadata.PodResourcesError)
+        and not isinstance(error, dra_metadata.MetadataNotFoundError)
+    ):
         return EXIT_KUBE_API
     if isinstance(
         error, (MetadataDecodeError, MetadataValidationError, dra_metadata.MetadataConflictError)

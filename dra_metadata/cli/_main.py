@@ -48,6 +48,7 @@ _ARGUMENT_LABELS = {
     "driver": "--driver",
     "namespace": "--namespace",
     "pod_name": "--pod",
+    "name": "--pod",  # podresources.get_pod_resources(name, namespace)
     "container_name": "--container",
 }
 

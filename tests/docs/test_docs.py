@@ -45,6 +45,7 @@ PUBLIC_MODULES = (
     "dra_metadata",
     "dra_metadata.writer",
     "dra_metadata.kube",
+    "dra_metadata.podresources",
     "dra_metadata.testing",
     "dra_metadata.strategies",
 )
@@ -218,7 +219,7 @@ def test_pool_status_examples_run(
 def test_every_marker_is_known() -> None:
     """A misspelt marker would leave its example neither run with the others nor on its own."""
     markers = {block.marker for page in [REPO / "README.md", *PAGES] for block in blocks(page)}
-    assert markers <= {None, "pytest", "kube", "pools"}
+    assert markers <= {None, "pytest", "kube", "pools", "podresources"}
 
 
 def _docstring_examples() -> list[doctest.DocTest]:
@@ -254,7 +255,7 @@ def test_docstring_examples_run_on_the_sample_tree(sample_tree: Path) -> None:
 # The commands of the pages ---------------------------------------------------------------------
 
 _COMMAND = re.compile(r"(?:^|[\s$(])dra-metadata\s")
-_NEEDS_A_CLUSTER = re.compile(r"--source api|dra-metadata (?:status|health|pools)\b")
+_NEEDS_A_CLUSTER = re.compile(r"--source api|dra-metadata (?:status|health|pools|pod-resources)\b")
 
 
 def _commands() -> list[tuple[str, str]]:

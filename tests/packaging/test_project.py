@@ -23,7 +23,7 @@ def test_all_is_sorted_and_complete() -> None:
         assert hasattr(dra_metadata, name), name
     # ("@py_builtins" and the like: pytest rewrites the package, which ships a pytest plugin)
     public = {name for name in vars(dra_metadata) if not name.startswith(("_", "@"))}
-    modules = {"writer", "strategies", "testing", "cli", "kube"}
+    modules = {"writer", "strategies", "testing", "cli", "kube", "podresources"}
     assert public - modules == set(dra_metadata.__all__)
 
 

@@ -283,3 +283,43 @@ def plain_attributes() -> Device:
             "driverVersion": DeviceAttribute(version="1.2.3"),
         },
     )
+
+
+def node_agent(socket: Path) -> dict[tuple[str, str, str], str]:
+    from dra_metadata import podresources  # noqa: PLC0415
+
+    holders: dict[tuple[str, str, str], str] = {}
+    try:
+        pods: list[podresources.PodResources] = podresources.list_pod_resources(socket=socket)
+        one: podresources.PodResources = podresources.get_pod_resources(
+            "trainer-0", "ml", socket=str(socket), timeout=2.5
+        )
+    except podresources.PodNotFoundError as error:
+        return {(error.namespace, error.name, ""): error.socket}
+    except podresources.PodResourcesError as error:
+        return {("", "", error.method or ""): error.code or ""}
+    for pod in [*pods, one]:
+        for container, claim, device in pod.claim_resources(driver="gpu.example.com"):
+            names: tuple[str, ...] = device.cdi_devices
+            share: str | None = device.share_id
+            holders[(device.driver, device.pool, device.device)] = (
+                f"{pod.namespace}/{pod.name}/{container.name}/{claim.claim_name}{names}{share}"
+            )
+    allocatable = podresources.allocatable_resources()
+    cpus: tuple[int, ...] = allocatable.cpu_ids
+    for devices in allocatable.devices:
+        if devices.topology is not None:
+            numa: list[int] = [node.id for node in devices.topology.nodes]
+            del numa
+    del cpus
+    return holders
+
+
+async def anode_agent() -> int:
+    from dra_metadata import podresources  # noqa: PLC0415
+
+    pods = await podresources.alist_pod_resources(timeout=5)
+    pod = await podresources.aget_pod_resources("trainer-0", "ml")
+    allocatable = await podresources.aallocatable_resources(socket="/run/kubelet.sock")
+    document: dict[str, object] = pod.to_document()
+    return len(pods) + len(allocatable.memory) + len(document)
