@@ -51,6 +51,17 @@ class ArgumentParser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         self.exit(EXIT_USAGE, f"{self.prog}: {safe_text(message)} (see {self.prog} --help)\n")
 
+    def _parse_optional(self, arg_string: str) -> Any:
+        """A word that starts with ``-`` and a digit (``-1s``, ``-.5``) is a value, never an
+        option: no option is spelled so, and ``--timeout -1s`` then gets the message of the
+        value (argparse takes only plain negative numbers for values)."""
+        if _NEGATIVE_VALUE.match(arg_string):
+            return None
+        return super()._parse_optional(arg_string)
+
+
+_NEGATIVE_VALUE = re.compile(r"-\.?[0-9]")
+
 
 _DURATION = re.compile(r"([0-9]+(?:\.[0-9]+)?)(ms|s|m|h)?")
 _UNITS = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0, None: 1.0}
@@ -61,6 +72,10 @@ def parse_duration(text: str) -> float:
     """``90``, ``90s``, ``2m``, ``1h``, ``1m30s``, ``500ms`` -> seconds (ASCII digits only)."""
     if not text:
         raise argparse.ArgumentTypeError("empty duration (use e.g. 90s, 2m, 1h)")
+    if text.startswith("-"):
+        raise argparse.ArgumentTypeError(
+            f"invalid duration {text!r}: a duration cannot be negative (use e.g. 90s, 2m, 1h)"
+        )
     position, total = 0, 0.0
     while position < len(text):
         match = _DURATION.match(text, position)
@@ -112,6 +127,10 @@ def parse_size(text: str) -> int:
     power = _SIZE_POWERS[unit.lower()]
     base = 1000 if byte and not binary and unit else 1024
     size: int = int(number) * base**power
+    if size == 0:
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: the size limit must be more than 0 bytes (every file has some)"
+        )
     return size
 
 
