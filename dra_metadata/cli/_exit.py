@@ -93,13 +93,15 @@ def exit_code(error: BaseException) -> int:
 _UNREADABLE_ERRNOS = frozenset({errno.EACCES, errno.EPERM, errno.EIO, errno.ELOOP})
 
 
-def what_to_check(error: BaseException) -> str:
-    """For an error that says a file or directory cannot be read: what to check next."""
+def what_to_check(error: BaseException, *, several: bool = False) -> str:
+    """For an error that says a file or directory cannot be read: what to check next
+    (``several``: said of several paths)."""
     number = getattr(error, "errno", None)
     if number in {errno.EACCES, errno.EPERM}:
         who = f"uid {os.geteuid()}, gid {os.getegid()}" if hasattr(os, "geteuid") else "this user"
+        which = "them and of their directories" if several else "it and of its directories"
         return (
-            "check the permissions of it and of its directories for the user this runs as "
+            f"check the permissions of {which} for the user this runs as "
             f"({who}): the pod's securityContext (runAsUser, fsGroup) or the driver's file mode"
         )
     if number == errno.EIO:
@@ -154,12 +156,16 @@ def complain_more(line: str) -> None:
     sys.stderr.flush()
 
 
-def report_unreadable(problems: Sequence[BaseException]) -> int:
-    """After a listing that shows them: say how many paths could not be read, what to check,
-    and return EXIT_UNREADABLE."""
-    hints = dict.fromkeys(hint for problem in problems if (hint := what_to_check(problem)))
-    count = f"{len(problems)} path{'s' if len(problems) > 1 else ''}"
-    complain(f"{count} could not be read; " + "; ".join(hints))
+def report_unreadable(problems: Sequence[DeviceMetadataError]) -> int:
+    """After a listing that shows them: say how many paths could not be read, which (as
+    messages list names: the first ten), what to check, and return EXIT_UNREADABLE."""
+    several = len(problems) > 1
+    hints = dict.fromkeys(
+        hint for problem in problems if (hint := what_to_check(problem, several=several))
+    )
+    paths = shown_names([str(problem.path) for problem in problems])
+    count = f"{len(problems)} path{'s' if several else ''}"
+    complain(f"{count} could not be read ({paths}); " + "; ".join(hints))
     return EXIT_UNREADABLE
 
 
