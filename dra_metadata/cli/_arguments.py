@@ -33,6 +33,8 @@ class Command:
     """Returns the exit code; raises UsageError or the library's errors."""
     exit_codes: str = ""
     """What the exit codes mean for this command, when that says more than the general list."""
+    reads_files: bool = True
+    """False for a subcommand that reads only the Kubernetes API: it offers no ``--root``."""
 
 
 class ArgumentParser(argparse.ArgumentParser):
@@ -182,21 +184,27 @@ def output_format(arguments: argparse.Namespace, out: Output) -> str:
     return chosen or ("table" if out.is_terminal() else "json")
 
 
+ROOT_HELP = (
+    "metadata root (default: $DRA_METADATA_ROOT, else /var/run/kubernetes.io/dra-device-attributes)"
+)
+
+
 def add_global_arguments(
-    parser: argparse.ArgumentParser, *, default_root: object, default_debug: object
+    parser: argparse.ArgumentParser,
+    *,
+    default_root: object,
+    default_debug: object,
+    with_root: bool = True,
+    root_help: str = ROOT_HELP,
 ) -> None:
-    """--root and --debug, accepted before the command and after it.
+    """--root and --debug, accepted before the command and after it (--root only where the
+    subcommand reads files: ``with_root``).
 
     The commands' copies default to SUPPRESS, so that they set nothing unless given and a
     value given before the command stays.
     """
-    parser.add_argument(
-        "--root",
-        metavar="DIR",
-        default=default_root,
-        help="metadata root (default: $DRA_METADATA_ROOT, else "
-        "/var/run/kubernetes.io/dra-device-attributes)",
-    )
+    if with_root:
+        parser.add_argument("--root", metavar="DIR", default=default_root, help=root_help)
     parser.add_argument(
         "--debug", action="store_true", default=default_debug, help="show tracebacks"
     )

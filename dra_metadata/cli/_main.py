@@ -19,7 +19,12 @@ from typing import NoReturn
 from dra_metadata import DeviceMetadataError, InvalidNameError, MetadataValidationError
 from dra_metadata._reading._missing import WORDING
 from dra_metadata._reading._read import WARN_STALE
-from dra_metadata.cli._arguments import ArgumentParser, VersionAction, add_global_arguments
+from dra_metadata.cli._arguments import (
+    ROOT_HELP,
+    ArgumentParser,
+    VersionAction,
+    add_global_arguments,
+)
 from dra_metadata.cli._commands import command_names, load_command
 from dra_metadata.cli._exit import (
     EXIT_BROKEN_PIPE,
@@ -36,6 +41,7 @@ from dra_metadata.cli._exit import (
     exit_code,
     report_findings,
 )
+from dra_metadata.cli._kube import root_refused
 from dra_metadata.cli._output import Output, OutputError
 
 _GLOBAL_OPTIONS_WITH_A_VALUE = frozenset({"--root"})
@@ -65,7 +71,13 @@ def build_parser(only: str | None = None) -> ArgumentParser:
         epilog=f"{EXIT_CODES_HELP}\nexample: dra-metadata show my-claim gpu",
     )
     parser.add_argument("--version", action=VersionAction, help="print the version and exit")
-    add_global_arguments(parser, default_root=None, default_debug=False)
+    add_global_arguments(
+        parser,
+        default_root=None,
+        default_debug=False,
+        root_help=f"{ROOT_HELP}; of the subcommands that read metadata files (not of those "
+        "that read the Kubernetes API)",
+    )
     subcommands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for name in command_names():
         if only is not None and name != only:
@@ -81,9 +93,12 @@ def build_parser(only: str | None = None) -> ArgumentParser:
         )
         command.add_arguments(subparser)
         add_global_arguments(
-            subparser, default_root=argparse.SUPPRESS, default_debug=argparse.SUPPRESS
+            subparser,
+            default_root=argparse.SUPPRESS,
+            default_debug=argparse.SUPPRESS,
+            with_root=command.reads_files,
         )
-        subparser.set_defaults(run=command.run)
+        subparser.set_defaults(run=command.run, reads_files=command.reads_files)
         parser.subcommands[command.name] = subparser
     return parser
 
@@ -110,11 +125,18 @@ def split_exec_command(argv: list[str]) -> tuple[list[str], list[str] | None]:
 
 
 def _refuse_unknown(
-    parser: ArgumentParser, command: str, unknown: list[str], *, exec_command: list[str] | None
+    parser: ArgumentParser,
+    command: str,
+    unknown: list[str],
+    *,
+    exec_command: list[str] | None,
+    reads_files: bool,
 ) -> NoReturn:
     """Arguments no parser took: the subcommand's parser says so, pointing to its --help."""
     message = f"unrecognized arguments: {' '.join(unknown)}"
-    if command == "exec" and exec_command is None:
+    if not reads_files and any(word.split("=", 1)[0] == "--root" for word in unknown):
+        message = root_refused(command)
+    elif command == "exec" and exec_command is None:
         message += (
             "; to run a command, put -- before it: dra-metadata exec CLAIM REQUEST [options] "
             f"-- {unknown[0]}{' ...' if len(unknown) > 1 else ''}"
@@ -152,7 +174,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser(chosen if chosen in command_names() else None)
     arguments, unknown = parser.parse_known_args(given)
     if unknown:
-        _refuse_unknown(parser, arguments.command, unknown, exec_command=command_line)
+        _refuse_unknown(
+            parser,
+            arguments.command,
+            unknown,
+            exec_command=command_line,
+            reads_files=getattr(arguments, "reads_files", True),
+        )
     if command_line is not None:
         arguments.command_line = command_line
     signal.signal(signal.SIGTERM, _terminate)

@@ -73,6 +73,7 @@ COMMAND = Command(
     ),
     add_arguments=_add_arguments,
     run=_run,
+    reads_files=False,
     exit_codes="exit codes: 0 shown (whatever the health), 1 no such pod or container, "
     "2 usage, 5 the Kubernetes API refused, could not be reached or did not answer within "
     "--timeout, or "

@@ -149,6 +149,7 @@ COMMAND = Command(
     ),
     add_arguments=_add_arguments,
     run=_run,
+    reads_files=False,
     exit_codes="exit codes: 0 shown (also when no pool matched), 2 usage, 5 the Kubernetes API "
     "refused, does not serve the resource, could not be reached, or kube-controller-manager "
     "did not answer within --timeout",
