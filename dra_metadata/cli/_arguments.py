@@ -35,6 +35,8 @@ class Command:
     """What the exit codes mean for this command, when that says more than the general list."""
     reads_files: bool = True
     """False for a subcommand that reads only the Kubernetes API: it offers no ``--root``."""
+    needs_extra: str | None = None
+    """The extra of the install the subcommand cannot run without (checked before it runs)."""
 
 
 class ArgumentParser(argparse.ArgumentParser):

@@ -37,6 +37,9 @@ wait for."""
 EXIT_UNREADABLE = 6
 """A file or directory exists but cannot be read: permission denied, an I/O error, or an entry
 that is no regular file (a FIFO, a directory, a symlink loop) where a metadata file should be."""
+EXIT_NOT_INSTALLED = 7
+"""A part of the install is missing: the subcommand needs an extra (``kube``) that is not
+installed; the message names it and the pip command that installs it."""
 EXIT_NOT_EXECUTABLE = 126
 """``exec``: COMMAND was found but cannot be run (as a shell says it)."""
 EXIT_COMMAND_NOT_FOUND = 127
@@ -51,7 +54,8 @@ EXIT_TERMINATED = 143
 EXIT_CODES_HELP = (
     "exit codes: 0 ok, 1 not ready or not found, 2 usage, 3 undecodable or invalid data, "
     "4 stale view (restart the container), 5 Kubernetes API refused or unreachable, 6 cannot "
-    "read (permission denied, I/O error, not a regular file), 70 "
+    "read (permission denied, I/O error, not a regular file), 7 a part of the install is "
+    "missing (an extra: the message says what to install), 70 "
     "internal error, 126/127 exec: COMMAND not runnable/not found, 130 interrupted, 141 output "
     "closed, 143 terminated"
 )

@@ -31,6 +31,7 @@ from dra_metadata.cli._exit import (
     EXIT_CODES_HELP,
     EXIT_INTERNAL_ERROR,
     EXIT_INTERRUPTED,
+    EXIT_NOT_INSTALLED,
     EXIT_NOT_READY,
     EXIT_TERMINATED,
     EXIT_USAGE,
@@ -41,6 +42,7 @@ from dra_metadata.cli._exit import (
     exit_code,
     report_findings,
 )
+from dra_metadata.cli._install import MissingExtraError, check_extra
 from dra_metadata.cli._kube import root_refused
 from dra_metadata.cli._output import Output, OutputError
 
@@ -98,7 +100,9 @@ def build_parser(only: str | None = None) -> ArgumentParser:
             default_debug=argparse.SUPPRESS,
             with_root=command.reads_files,
         )
-        subparser.set_defaults(run=command.run, reads_files=command.reads_files)
+        subparser.set_defaults(
+            run=command.run, reads_files=command.reads_files, needs_extra=command.needs_extra
+        )
         parser.subcommands[command.name] = subparser
     return parser
 
@@ -195,12 +199,14 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _run(arguments: argparse.Namespace) -> int:
     out = Output(sys.stdout)
     try:
+        if arguments.needs_extra is not None:
+            check_extra(arguments.needs_extra, f"{arguments.command} reads the Kubernetes API")
         code: int = arguments.run(arguments, out)
         out.flush()
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED
     except Exception as error:
-        quiet = isinstance(error, (UsageError, BrokenPipeError))
+        quiet = isinstance(error, (UsageError, BrokenPipeError, MissingExtraError))
         if arguments.debug and not quiet:
             raise
         return _ending(error, arguments.command)
@@ -219,6 +225,9 @@ def _ending(error: Exception, command: str) -> int:
         program = f"{PROGRAM} {command}"
         complain(f"{error} (see {program} --help)", program=program)
         code = EXIT_USAGE
+    elif isinstance(error, MissingExtraError):
+        complain(str(error))
+        code = EXIT_NOT_INSTALLED
     elif isinstance(error, OutputError):
         complain(str(error))
         code = EXIT_NOT_READY
