@@ -39,11 +39,31 @@ class Command:
     """The extra of the install the subcommand cannot run without (checked before it runs)."""
 
 
+CODE_SPAN = re.compile(r"`([^`\n]+)`")
+"""Code in a help text is written `so`: the reference shows it as code, --help in quotes."""
+
+
+def terminal_text(text: str) -> str:
+    """A help text as a terminal shows it: its `code` in single quotes."""
+    return CODE_SPAN.sub(r"'\1'", text)
+
+
+class HelpFormatter(argparse.RawDescriptionHelpFormatter):
+    """Descriptions and epilogs as written (their indented examples stay so), option help
+    wrapped; code spans shown in quotes (terminal_text)."""
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        return super()._fill_text(terminal_text(text), width, indent)
+
+    def _split_lines(self, text: str, width: int) -> list[str]:
+        return super()._split_lines(terminal_text(text), width)
+
+
 class ArgumentParser(argparse.ArgumentParser):
     """argparse with one-line errors and no abbreviated options (``--temp`` is no option)."""
 
     def __init__(self, **options: Any) -> None:
-        options.setdefault("formatter_class", argparse.RawDescriptionHelpFormatter)
+        options.setdefault("formatter_class", HelpFormatter)
         super().__init__(allow_abbrev=False, **options)
         self.subcommands: dict[str, argparse.ArgumentParser] = {}
         """The parser of each subcommand that was built (the command's parser only)."""
