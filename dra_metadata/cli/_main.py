@@ -199,8 +199,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _run(arguments: argparse.Namespace) -> int:
     out = Output(sys.stdout)
     try:
-        if arguments.needs_extra is not None:
-            check_extra(arguments.needs_extra, f"{arguments.command} reads the Kubernetes API")
+        extra = getattr(arguments, "needs_extra", None)
+        if extra is not None:
+            check_extra(extra, f"{arguments.command} reads the Kubernetes API")
         code: int = arguments.run(arguments, out)
         out.flush()
     except KeyboardInterrupt:

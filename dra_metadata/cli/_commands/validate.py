@@ -257,8 +257,8 @@ COMMAND = Command(
     description="Validate metadata files, or every metadata file below directories (the "
     "metadata root when no PATH is given), in the container's layout (<driver>-metadata.json) "
     "or a driver's on the node (dra-device-metadata/<namespace>_<claim>/<request>/metadata.json "
-    "in its plugin directory); the table says which it found, the JSON in each file's "
-    "layout. Every path is accounted for: a file that is no "
+    "in its plugin directory); the table says which layout it found, the JSON gives each "
+    "file's layout. Every path is accounted for: a file that is no "
     "regular file, cannot be opened or cannot be decoded, a directory that cannot be listed "
     "and a PATH with no metadata file below it are each a finding, with the reason. A stale "
     "view (the driver replaced a file on the host) is marked.",
