@@ -25,6 +25,7 @@ import orjson
 
 from dra_metadata._decoding._convert import metadata_from_wire
 from dra_metadata._decoding._fields import NeedsExactPath, WireTypeError, describe
+from dra_metadata._decoding._hints import syntax_hint
 from dra_metadata._decoding._split import (
     _SMALL_OBJECT,
     _WINDOW,
@@ -59,12 +60,7 @@ _TOP_LEVEL_KEYS = frozenset({"kind", "apiVersion", "metadata", "podClaimName", "
 _AT_ONCE_AFTER = 8
 """After this many skipped objects, the rest of the stream is parsed in one go if it is a
 plain sequence of small objects: 125,000 objects cost about one orjson call, not 125,000."""
-_BYTE_ORDER_MARK = b"\xef\xbb\xbf"
 _TRUNCATED_HINT = " (the stream is truncated: the file may be in the middle of being written)"
-_JSON_OBJECT_STARTS = b"{["
-"""What a stream of JSON objects can start with (an array is JSON too: it is refused later)."""
-_PREVIEW_CHARACTERS = 24
-"""How much of the beginning a "not JSON" error shows."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -429,10 +425,8 @@ def _read_object(
         message = f"{error.message} at byte {error.offset}"
         if error.truncated:
             message += _TRUNCATED_HINT
-        elif data.startswith(_BYTE_ORDER_MARK, error.offset):
-            message += " (a UTF-8 byte order mark, which JSON does not allow)"
-        elif index == 1 and data[position] not in _JSON_OBJECT_STARTS:
-            message += _not_json(data, position, path)
+        else:
+            message += syntax_hint(data, position, error.offset, index, path)
         raise MetadataDecodeError(
             f"read metadata object from stream: object {index}: {message}",
             path=path,
@@ -440,25 +434,6 @@ def _read_object(
             truncated=error.truncated,
         ) from None
     return value, end
-
-
-def _not_json(data: bytes, position: int, path: Path | None) -> str:
-    """What a syntax error in a first value that is no object or array adds: that this is not
-    JSON at all (a text, YAML, a binary file), and how it begins, escaped and cut short."""
-    window = 4 * _PREVIEW_CHARACTERS  # bytes that hold the characters shown, whatever they are
-    head = data[position : position + window].decode("utf-8", "surrogateescape")
-    shown = "".join(map(_escaped, head[:_PREVIEW_CHARACTERS]))
-    cut = "..." if len(head) > _PREVIEW_CHARACTERS or position + window < len(data) else ""
-    what = "the file" if path is not None else "the data"
-    return f" ({what} is not JSON: it begins with '{shown}'{cut})"
-
-
-def _escaped(character: str) -> str:
-    """A character of a preview: as Python writes it in a string, a byte that is not UTF-8 as
-    ``\\xff``."""
-    if "\udc80" <= character <= "\udcff":
-        return f"\\x{ord(character) - 0xDC00:02x}"
-    return character if character == "'" else repr(character)[1:-1]
 
 
 def resolve_profile(validate: bool | Profile) -> Profile | None:

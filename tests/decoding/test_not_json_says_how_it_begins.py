@@ -51,10 +51,10 @@ def test_the_preview_starts_where_the_value_does() -> None:
 
 
 def test_the_preview_escapes_what_a_terminal_would_act_on() -> None:
-    data = b"\x00\x1b[2J\xff\\'\"\t\xc3\xa9\xe2\x80\xae"
+    data = b"\x00\x1b[2J\x80\xff\\'\"\t\xc3\xa9\xe2\x80\xae"
     assert _message(data) == (
         f"{PREFIX}invalid character '\\x00' looking for beginning of value at byte 0 "
-        "(the data is not JSON: it begins with '\\x00\\x1b[2J\\xff\\\\'\"\\t\u00e9\\u202e')"
+        "(the data is not JSON: it begins with '\\x00\\x1b[2J\\x80\\xff\\\\'\"\\t\u00e9\\u202e')"
     )
 
 
