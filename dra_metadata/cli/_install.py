@@ -8,12 +8,9 @@ dra-metadata comes from: a checkout (an editable install), a wheel file, or an i
 
 from __future__ import annotations
 
-import importlib.metadata
 import importlib.util
-import json
 import sys
 from pathlib import Path
-from urllib.parse import unquote, urlparse
 
 DISTRIBUTION = "dra-metadata"
 EXTRA_MODULES = {"kube": ("lightkube", "lightkube.models", "httpx2", "httpcore2")}
@@ -49,6 +46,8 @@ def _importable(module: str) -> bool:
 
 def _origin() -> str | None:
     """The direct_url.json of this distribution (where pip installed it from), if any."""
+    import importlib.metadata  # noqa: PLC0415 - slow to import: only when something is missing
+
     try:
         return importlib.metadata.distribution(DISTRIBUTION).read_text("direct_url.json")
     except importlib.metadata.PackageNotFoundError:  # run from a source tree, not installed
@@ -76,6 +75,9 @@ def install_advice(extra: str, origin: str | None) -> str:
 
 def _source_of(origin: str | None) -> tuple[Path, bool] | None:
     """(the local directory or file it was installed from, editable), or None."""
+    import json  # noqa: PLC0415 - only when something is missing
+    from urllib.parse import unquote, urlparse  # noqa: PLC0415
+
     if origin is None:
         return None
     try:
