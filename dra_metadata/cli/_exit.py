@@ -38,6 +38,9 @@ denied, nothing listening, no answer in time, a method it does not serve."""
 EXIT_UNREADABLE = 6
 """A file or directory exists but cannot be read: permission denied, an I/O error, or an entry
 that is no regular file (a FIFO, a directory, a symlink loop) where a metadata file should be."""
+EXIT_NOT_INSTALLED = 7
+"""A part of the install is missing: the subcommand needs an extra (``kube``) that is not
+installed; the message names it and the pip command that installs it."""
 EXIT_NOT_EXECUTABLE = 126
 """``exec``: COMMAND was found but cannot be run (as a shell says it)."""
 EXIT_COMMAND_NOT_FOUND = 127
@@ -51,8 +54,9 @@ EXIT_TERMINATED = 143
 
 EXIT_CODES_HELP = (
     "exit codes: 0 ok, 1 not ready or not found, 2 usage, 3 undecodable or invalid data, "
-    "4 stale view (restart the container), 5 Kubernetes API or kubelet refused or unreachable, "
-    "6 cannot read (permission denied, I/O error, not a regular file), 70 "
+    "4 stale view (restart the container), 5 Kubernetes API or kubelet refused or unreachable, 6 cannot "
+    "read (permission denied, I/O error, not a regular file), 7 a part of the install is "
+    "missing (an extra: the message says what to install), 70 "
     "internal error, 126/127 exec: COMMAND not runnable/not found, 130 interrupted, 141 output "
     "closed, 143 terminated"
 )
@@ -97,13 +101,15 @@ def exit_code(error: BaseException) -> int:
 _UNREADABLE_ERRNOS = frozenset({errno.EACCES, errno.EPERM, errno.EIO, errno.ELOOP})
 
 
-def what_to_check(error: BaseException) -> str:
-    """For an error that says a file or directory cannot be read: what to check next."""
+def what_to_check(error: BaseException, *, several: bool = False) -> str:
+    """For an error that says a file or directory cannot be read: what to check next
+    (``several``: said of several paths)."""
     number = getattr(error, "errno", None)
     if number in {errno.EACCES, errno.EPERM}:
         who = f"uid {os.geteuid()}, gid {os.getegid()}" if hasattr(os, "geteuid") else "this user"
+        which = "them and of their directories" if several else "it and of its directories"
         return (
-            "check the permissions of it and of its directories for the user this runs as "
+            f"check the permissions of {which} for the user this runs as "
             f"({who}): the pod's securityContext (runAsUser, fsGroup) or the driver's file mode"
         )
     if number == errno.EIO:
@@ -158,12 +164,16 @@ def complain_more(line: str) -> None:
     sys.stderr.flush()
 
 
-def report_unreadable(problems: Sequence[BaseException]) -> int:
-    """After a listing that shows them: say how many paths could not be read, what to check,
-    and return EXIT_UNREADABLE."""
-    hints = dict.fromkeys(hint for problem in problems if (hint := what_to_check(problem)))
-    count = f"{len(problems)} path{'s' if len(problems) > 1 else ''}"
-    complain(f"{count} could not be read; " + "; ".join(hints))
+def report_unreadable(problems: Sequence[DeviceMetadataError]) -> int:
+    """After a listing that shows them: say how many paths could not be read, which (as
+    messages list names: the first ten), what to check, and return EXIT_UNREADABLE."""
+    several = len(problems) > 1
+    hints = dict.fromkeys(
+        hint for problem in problems if (hint := what_to_check(problem, several=several))
+    )
+    paths = shown_names([str(problem.path) for problem in problems])
+    count = f"{len(problems)} path{'s' if several else ''}"
+    complain(f"{count} could not be read ({paths}); " + "; ".join(hints))
     return EXIT_UNREADABLE
 
 

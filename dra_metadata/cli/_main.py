@@ -19,13 +19,19 @@ from typing import NoReturn
 from dra_metadata import DeviceMetadataError, InvalidNameError, MetadataValidationError
 from dra_metadata._reading._missing import WORDING
 from dra_metadata._reading._read import WARN_STALE
-from dra_metadata.cli._arguments import ArgumentParser, VersionAction, add_global_arguments
+from dra_metadata.cli._arguments import (
+    ROOT_HELP,
+    ArgumentParser,
+    VersionAction,
+    add_global_arguments,
+)
 from dra_metadata.cli._commands import command_names, load_command
 from dra_metadata.cli._exit import (
     EXIT_BROKEN_PIPE,
     EXIT_CODES_HELP,
     EXIT_INTERNAL_ERROR,
     EXIT_INTERRUPTED,
+    EXIT_NOT_INSTALLED,
     EXIT_NOT_READY,
     EXIT_TERMINATED,
     EXIT_USAGE,
@@ -36,9 +42,13 @@ from dra_metadata.cli._exit import (
     exit_code,
     report_findings,
 )
+from dra_metadata.cli._install import MissingExtraError, check_extra
+from dra_metadata.cli._kube import root_refused
 from dra_metadata.cli._output import Output, OutputError
 
 _GLOBAL_OPTIONS_WITH_A_VALUE = frozenset({"--root"})
+_WHAT_IT_READS = {"kube": "the Kubernetes API", "podresources": "the kubelet's PodResources API"}
+"""What a subcommand that needs an extra reads, for the message that names the missing extra."""
 EXEC_SEPARATOR = "--"
 """Everything after the first ``--`` that follows ``exec`` is its COMMAND, options included."""
 _ARGUMENT_LABELS = {
@@ -66,7 +76,13 @@ def build_parser(only: str | None = None) -> ArgumentParser:
         epilog=f"{EXIT_CODES_HELP}\nexample: dra-metadata show my-claim gpu",
     )
     parser.add_argument("--version", action=VersionAction, help="print the version and exit")
-    add_global_arguments(parser, default_root=None, default_debug=False)
+    add_global_arguments(
+        parser,
+        default_root=None,
+        default_debug=False,
+        root_help=f"{ROOT_HELP}; of the subcommands that read metadata files (not of those "
+        "that read the Kubernetes API)",
+    )
     subcommands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for name in command_names():
         if only is not None and name != only:
@@ -82,9 +98,14 @@ def build_parser(only: str | None = None) -> ArgumentParser:
         )
         command.add_arguments(subparser)
         add_global_arguments(
-            subparser, default_root=argparse.SUPPRESS, default_debug=argparse.SUPPRESS
+            subparser,
+            default_root=argparse.SUPPRESS,
+            default_debug=argparse.SUPPRESS,
+            with_root=command.reads_files,
         )
-        subparser.set_defaults(run=command.run)
+        subparser.set_defaults(
+            run=command.run, reads_files=command.reads_files, needs_extra=command.needs_extra
+        )
         parser.subcommands[command.name] = subparser
     return parser
 
@@ -111,11 +132,18 @@ def split_exec_command(argv: list[str]) -> tuple[list[str], list[str] | None]:
 
 
 def _refuse_unknown(
-    parser: ArgumentParser, command: str, unknown: list[str], *, exec_command: list[str] | None
+    parser: ArgumentParser,
+    command: str,
+    unknown: list[str],
+    *,
+    exec_command: list[str] | None,
+    reads_files: bool,
 ) -> NoReturn:
     """Arguments no parser took: the subcommand's parser says so, pointing to its --help."""
     message = f"unrecognized arguments: {' '.join(unknown)}"
-    if command == "exec" and exec_command is None:
+    if not reads_files and any(word.split("=", 1)[0] == "--root" for word in unknown):
+        message = root_refused(command)
+    elif command == "exec" and exec_command is None:
         message += (
             "; to run a command, put -- before it: dra-metadata exec CLAIM REQUEST [options] "
             f"-- {unknown[0]}{' ...' if len(unknown) > 1 else ''}"
@@ -153,7 +181,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser(chosen if chosen in command_names() else None)
     arguments, unknown = parser.parse_known_args(given)
     if unknown:
-        _refuse_unknown(parser, arguments.command, unknown, exec_command=command_line)
+        _refuse_unknown(
+            parser,
+            arguments.command,
+            unknown,
+            exec_command=command_line,
+            reads_files=getattr(arguments, "reads_files", True),
+        )
     if command_line is not None:
         arguments.command_line = command_line
     signal.signal(signal.SIGTERM, _terminate)
@@ -168,12 +202,15 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _run(arguments: argparse.Namespace) -> int:
     out = Output(sys.stdout)
     try:
+        extra = getattr(arguments, "needs_extra", None)
+        if extra is not None:
+            check_extra(extra, f"{arguments.command} reads {_WHAT_IT_READS[extra]}")
         code: int = arguments.run(arguments, out)
         out.flush()
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED
     except Exception as error:
-        quiet = isinstance(error, (UsageError, BrokenPipeError))
+        quiet = isinstance(error, (UsageError, BrokenPipeError, MissingExtraError))
         if arguments.debug and not quiet:
             raise
         return _ending(error, arguments.command)
@@ -192,6 +229,9 @@ def _ending(error: Exception, command: str) -> int:
         program = f"{PROGRAM} {command}"
         complain(f"{error} (see {program} --help)", program=program)
         code = EXIT_USAGE
+    elif isinstance(error, MissingExtraError):
+        complain(str(error))
+        code = EXIT_NOT_INSTALLED
     elif isinstance(error, OutputError):
         complain(str(error))
         code = EXIT_NOT_READY

@@ -28,6 +28,7 @@ from dra_metadata._reading._paths import request_dir
 from dra_metadata._watch._sources import chosen_source
 from dra_metadata.cli._arguments import parse_duration, parse_poll_interval
 from dra_metadata.cli._exit import PROGRAM, UsageError
+from dra_metadata.cli._install import check_extra
 from dra_metadata.cli._kube import (
     add_kube_arguments,
     kube_options_given,
@@ -147,6 +148,8 @@ def wait_source(arguments: argparse.Namespace) -> Source:
         )
     refuse_pod_without_template(arguments)
     if source != "auto":
+        if source == "api":
+            check_extra("kube", f"{arguments.command} --source api reads the Kubernetes API")
         return "api" if source == "api" else "file"
     chosen = chosen_source(
         "auto",
@@ -159,6 +162,8 @@ def wait_source(arguments: argparse.Namespace) -> Source:
     )
     if chosen == "api" and arguments.validate is not None:
         raise UsageError(f"--validate checks metadata files: {_auto_chose_api(arguments)}")
+    if chosen == "api":
+        check_extra("kube", f"{arguments.command}: {_auto_chose_api(arguments)}")
     return chosen
 
 

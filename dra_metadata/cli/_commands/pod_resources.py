@@ -90,11 +90,6 @@ def _nothing(arguments: argparse.Namespace) -> str:
 
 
 def _run(arguments: argparse.Namespace, out: Output) -> int:
-    if arguments.root is not None:
-        raise UsageError(
-            "--root is the root of metadata files; pod-resources reads the kubelet's "
-            "PodResources API (--socket names its socket)"
-        )
     if arguments.socket is not None and not arguments.socket:
         raise UsageError("--socket is empty: name the kubelet's PodResources socket")
     if arguments.allocatable:
@@ -210,8 +205,10 @@ COMMAND = Command(
     ),
     add_arguments=_add_arguments,
     run=_run,
+    reads_files=False,
+    needs_extra="podresources",
     exit_codes="exit codes: 0 shown (also when no pod holds a device), 1 no such pod (--pod), "
     "2 usage, 5 the kubelet cannot be reached (no socket, permission denied, nothing "
-    "listening), did not answer within --timeout or does not serve the method, or the "
-    "podresources extra is not installed",
+    "listening), did not answer within --timeout or does not serve the method, "
+    "7 the podresources extra is not installed",
 )

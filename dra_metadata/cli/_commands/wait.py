@@ -74,5 +74,6 @@ COMMAND = Command(
     run=_run,
     exit_codes="exit codes: 0 ready, 1 timed out or not found, 2 usage, 3 undecodable or "
     "invalid, 4 stale view (restart the container), 5 the Kubernetes API refused or could not "
-    "be reached, 6 a file or directory cannot be read (permission denied, I/O error)",
+    "be reached, 6 a file or directory cannot be read (permission denied, I/O error), 7 the "
+    "kube extra is not installed (--source api, or auto that chose the API)",
 )
