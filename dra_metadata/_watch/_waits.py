@@ -1,8 +1,9 @@
 """Waiting until metadata files are ready: a condition on a DeviceMetadata, fed by a watcher.
 
-One notion of "ready" for every wait: ``condition(metadata)`` returns None, or a sentence saying
-why not. The loop (``_wait_steps``) yields the seconds to pause and returns the ready metadata,
-so a sync driver (``_drive``) and an asyncio one (``_adrive``) share it. The public functions,
+One notion of "ready" for every wait: ``condition(metadata)`` returns None or True, or a
+sentence (or False) saying why not (``_model._conditions``, shared with the waits on the API).
+The loop (``_wait_steps``) yields the seconds to pause and returns the ready metadata, so a
+sync driver (``_drive``) and an asyncio one (``_adrive``) share it. The public functions,
 which also wait on the Kubernetes API (``source=``), are in ``_sources``.
 """
 
@@ -12,6 +13,12 @@ import time
 from collections.abc import Callable, Generator, Iterable
 from dataclasses import dataclass
 
+from dra_metadata._model._conditions import (
+    Condition,
+    Verdict,
+    checked_condition,
+    checked_predicate,
+)
 from dra_metadata._model._errors import StaleMetadataError, WaitTimeoutError
 from dra_metadata._model._metadata import DeviceMetadata
 from dra_metadata._model._models import Device, camel
@@ -20,9 +27,6 @@ from dra_metadata._watch._engine import Watcher, claim_watcher
 from dra_metadata._watch._events import StopEvent
 from dra_metadata._watch._options import checked_timeout
 from dra_metadata._watch._pacing import AsyncPacer, Pacer
-
-Condition = Callable[[DeviceMetadata], "str | None"]
-"""Returns None when the metadata is ready, else a sentence saying why it is not."""
 
 NETWORK_FIELDS = ("interface_name", "ips", "hardware_address")
 """Fields of NetworkDeviceData that wait_for_network_data can require."""
@@ -52,7 +56,7 @@ def _generations(metadata: DeviceMetadata) -> str:
     return ", ".join(f"{source.driver} generation {source.generation}" for source in sources)
 
 
-def _verdict(watcher: Watcher, condition: Condition) -> tuple[DeviceMetadata | None, str | None]:
+def _verdict(watcher: Watcher, condition: Verdict) -> tuple[DeviceMetadata | None, str | None]:
     """The metadata seen and why it is not ready (None: ready). Raises on a stale view."""
     metadata = watcher.current()
     reason = condition(metadata) if metadata is not None else None
@@ -73,7 +77,7 @@ def _verdict(watcher: Watcher, condition: Condition) -> tuple[DeviceMetadata | N
 
 def _wait_steps(
     watcher: Watcher,
-    condition: Condition,
+    condition: Verdict,
     *,
     timeout: float | None,
     stop_event: StopEvent | None,
@@ -164,7 +168,7 @@ class FileWait:
     """One wait on the files of a request directory, its options checked at the call."""
 
     watcher: Watcher
-    condition: Condition
+    condition: Verdict
     timeout: float | None
     stop_event: StopEvent | None
     progress: Callable[[str], None] | None
@@ -200,7 +204,7 @@ class FileWait:
         )
         return cls(
             watcher,
-            condition,
+            checked_condition(condition),
             checked_timeout(timeout),
             stop_event,
             progress,
@@ -226,8 +230,10 @@ class FileWait:
         return await _adrive(self.watcher, self._steps(), self.stop_event)
 
 
-def device_condition(predicate: Callable[[Device], bool]) -> Condition:
-    """The condition of wait_for: every device of the request satisfies ``predicate``."""
+def device_condition(predicate: Callable[[Device], bool]) -> Verdict:
+    """The condition of wait_for: every device of the request satisfies ``predicate`` (which
+    must answer a bool: TypeError otherwise)."""
+    predicate = checked_predicate(predicate)
 
     def condition(metadata: DeviceMetadata) -> str | None:
         devices = metadata.devices
@@ -242,7 +248,7 @@ def device_condition(predicate: Callable[[Device], bool]) -> Condition:
     return condition
 
 
-def network_data_condition(require: tuple[str, ...]) -> Condition:
+def network_data_condition(require: tuple[str, ...]) -> Verdict:
     """The condition of wait_for_network_data: every device has the required network fields."""
     unknown = [name for name in require if name not in NETWORK_FIELDS]
     if unknown:

@@ -313,7 +313,7 @@ def wait_until_ready(arguments: argparse.Namespace, wait: Wait) -> DeviceMetadat
     """Wait as the arguments say; progress on stderr every 5 s unless -q."""
     validate: dra_metadata.Profile | None = arguments.validate
 
-    def checked(metadata: DeviceMetadata) -> str | None:
+    def checked(metadata: DeviceMetadata) -> str | bool | None:
         if validate:
             from dra_metadata._validation._validate import iter_source_errors  # noqa: PLC0415 - when asked
 
