@@ -4,9 +4,9 @@ A wait's condition takes the DeviceMetadata of a request and answers: None or Tr
 a sentence saying why not, or False, not ready. Any other answer is a mistake in the caller's
 code (a forgotten ``return``, a number, a list): a TypeError naming what came back, raised
 the first time the condition is asked, never a wait that runs to its timeout. A predicate on
-one device (``wait_for``) answers True or False, and nothing else, for the same reason: a
-predicate that answers a sentence or None would otherwise be read by its truth value, which
-turns "not ready, because ..." into ready.
+one device (``wait_for``) answers by its truth value, as Python's own predicates do
+(``lambda device: device.network_data``), but never with a str: a sentence is how a condition
+says "not ready, because ...", and its truth value would turn that into ready.
 """
 
 from __future__ import annotations
@@ -56,18 +56,19 @@ def checked_condition(condition: Condition) -> Verdict:
     return verdict
 
 
-def checked_predicate(predicate: Callable[[Device], bool]) -> Callable[[Device], bool]:
-    """``predicate`` with its answer checked: a TypeError for anything but a bool."""
+def checked_predicate(predicate: Callable[[Device], object]) -> Callable[[Device], bool]:
+    """``predicate`` with its answer checked: its truth value, a TypeError for a str."""
     if not callable(predicate):
         raise TypeError(f"predicate must be callable, not {type(predicate).__name__}")
 
     def checked(device: Device) -> bool:
-        answer: object = predicate(device)
-        if isinstance(answer, bool):
-            return answer
-        raise TypeError(
-            f"the predicate returned {_shown(answer)} for device {device.name}: it must return "
-            "True (this device is ready) or False"
-        )
+        answer = predicate(device)
+        if isinstance(answer, str):
+            raise TypeError(
+                f"the predicate returned {_shown(answer)} for device {device.name}: it answers "
+                "True (this device is ready) or False; a sentence saying why not is the answer "
+                "of a wait_until condition"
+            )
+        return bool(answer)
 
     return checked

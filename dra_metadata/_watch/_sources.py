@@ -294,8 +294,8 @@ def wait_for(  # noqa: PLR0913 - the options of both sources
 ) -> DeviceMetadata:
     """Wait until every device of the request satisfies ``predicate``; return the metadata.
 
-    ``predicate(device)`` returns True or False; any other answer is a TypeError (a truth
-    value is not guessed: a sentence or None would read as ready or not by accident).
+    ``predicate(device)`` answers True or False (or anything with a truth value), but not a
+    str: a sentence saying why not is a wait_until condition's answer, and a TypeError here.
     ``template=True`` names a claim made from a template by its pod claim name. Raises
     WaitTimeoutError (a TimeoutError) with the last metadata seen and the reason, or
     StaleMetadataError. ``source`` and the other options as for wait_until.

@@ -57,20 +57,26 @@ def _generations(metadata: DeviceMetadata) -> str:
 
 
 def _verdict(watcher: Watcher, condition: Verdict) -> tuple[DeviceMetadata | None, str | None]:
-    """The metadata seen and why it is not ready (None: ready). Raises on a stale view."""
+    """The metadata seen and why it is not ready (None: ready).
+
+    Raises StaleMetadataError on a stale view, ready or not: a view that can no longer change
+    is never returned as if it were what the driver has now (the error carries it).
+    """
     metadata = watcher.current()
     reason = condition(metadata) if metadata is not None else None
-    if metadata is not None and reason is None:
-        return metadata, None
-    reason = "; ".join(filter(None, [reason, watcher.problem])) or "not ready"
+    ready = metadata is not None and reason is None
+    if not ready:
+        reason = "; ".join(filter(None, [reason, watcher.problem])) or "not ready"
     stale = watcher.stale_paths()
     if stale:
+        seen = "in which the condition holds" if ready else reason
         raise StaleMetadataError(
             f"the driver replaced {', '.join(map(str, stale))} on the host and this "
-            f"container keeps seeing the old file ({reason}); restart the container "
+            f"container keeps seeing the old file ({seen}); restart the container "
             "to see the new one",
             metadata=metadata,
             path=stale[0],
+            reason=reason,
         )
     return metadata, reason
 
@@ -231,8 +237,8 @@ class FileWait:
 
 
 def device_condition(predicate: Callable[[Device], bool]) -> Verdict:
-    """The condition of wait_for: every device of the request satisfies ``predicate`` (which
-    must answer a bool: TypeError otherwise)."""
+    """The condition of wait_for: every device of the request satisfies ``predicate`` (a
+    str answer is a TypeError)."""
     predicate = checked_predicate(predicate)
 
     def condition(metadata: DeviceMetadata) -> str | None:

@@ -54,8 +54,8 @@ def network_data_condition(require: tuple[str, ...]) -> Verdict:
 
 
 def device_condition(predicate: Callable[[Device], bool]) -> Verdict:
-    """wait_for's condition (every device satisfies ``predicate``, which must answer a
-    bool), for the claim status."""
+    """wait_for's condition (every device satisfies ``predicate``; a str answer is a
+    TypeError), for the claim status."""
     predicate = checked_predicate(predicate)
 
     def condition(metadata: DeviceMetadata) -> str | None:

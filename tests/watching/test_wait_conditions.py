@@ -116,29 +116,38 @@ def test_a_condition_that_is_not_callable_is_refused_at_the_call(tmp_path: Path)
         )
 
 
-def test_a_predicate_answers_a_bool(tmp_path: Path) -> None:
+def test_a_predicate_answers_by_its_truth_value(tmp_path: Path) -> None:
     root = tree(tmp_path)
-    ready = dra_metadata.wait_for(
-        lambda device: device.network_data is not None, "fast-net", "vf", root=root, timeout=LONG
-    )
-    assert ready.devices[0].name == "nic-0"
-    # What a predicate written as a condition (None: ready; a sentence: not ready) or as a
-    # truth value would answer: read by their truth value, "not ready" would be ready.
-    for answer in (None, "not ready", NetworkDeviceData("net1"), 1):
+    for predicate in (
+        lambda device: device.network_data is not None,
+        lambda device: device.network_data,  # an object, or None: its truth value
+    ):
+        ready = dra_metadata.wait_for(predicate, "fast-net", "vf", root=root, timeout=LONG)
+        assert ready.devices[0].name == "nic-0"
+    with pytest.raises(WaitTimeoutError, match="device nic-0 not ready"):
+        dra_metadata.wait_for(lambda _: None, "fast-net", "vf", root=root, timeout=0.1)
 
-        def predicate(_: Device, answer: object = answer) -> Any:
-            return answer
 
+def test_a_predicate_that_answers_a_sentence_is_a_type_error_at_once(tmp_path: Path) -> None:
+    # A condition given to wait_for: its "not ready, because ..." would read as ready.
+    root = tree(tmp_path)
+
+    def predicate(device: Device) -> Any:
+        return None if device.network_data is None else "no IPs yet"
+
+    waits = [
+        lambda: dra_metadata.wait_for(predicate, "fast-net", "vf", root=root, timeout=LONG),
+        lambda: asyncio.run(
+            dra_metadata.await_for(predicate, "fast-net", "vf", root=root, timeout=LONG)
+        ),
+    ]
+    for wait in waits:
         started = time.monotonic()
         with pytest.raises(TypeError) as info:
-            dra_metadata.wait_for(predicate, "fast-net", "vf", root=root, timeout=LONG)
-        message = str(info.value)
-        assert message.startswith(f"the predicate returned {type(answer).__name__} ")
-        assert message.endswith(
-            " for device nic-0: it must return True (this device is ready) or False"
+            wait()
+        assert str(info.value) == (
+            "the predicate returned str 'no IPs yet' for device nic-0: it answers True (this "
+            "device is ready) or False; a sentence saying why not is the answer of a wait_until "
+            "condition"
         )
         assert time.monotonic() - started < LONG / 2
-        with pytest.raises(TypeError, match="^the predicate returned "):
-            asyncio.run(
-                dra_metadata.await_for(predicate, "fast-net", "vf", root=root, timeout=LONG)
-            )
