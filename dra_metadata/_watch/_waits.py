@@ -22,6 +22,7 @@ from dra_metadata._model._conditions import (
 from dra_metadata._model._errors import StaleMetadataError, WaitTimeoutError
 from dra_metadata._model._metadata import DeviceMetadata
 from dra_metadata._model._models import Device, camel
+from dra_metadata._reading._missing import describe_missing, describe_other_kind
 from dra_metadata._reading._paths import StrPath
 from dra_metadata._watch._engine import Watcher, claim_watcher
 from dra_metadata._watch._events import StopEvent
@@ -81,6 +82,54 @@ def _verdict(watcher: Watcher, condition: Verdict) -> tuple[DeviceMetadata | Non
     return metadata, reason
 
 
+@dataclass(frozen=True, slots=True)
+class Missing:
+    """What a wait says when nothing is there: the names it waits for, in a reader's terms."""
+
+    claim_name: str
+    request_name: str
+    template: bool
+    driver: str | None
+    root: StrPath | None
+
+    def other_kind(self) -> str | None:
+        """Where the claim is mounted as the other kind (named or from a template): why the
+        wait will not see it, and what to pass instead; else None."""
+        return describe_other_kind(
+            self.claim_name, self.request_name, template=self.template, root=self.root
+        )
+
+    def why(self) -> str | None:
+        """Why nothing is there (what is mounted instead, what to do); None when files are."""
+        return describe_missing(
+            self.claim_name,
+            self.request_name,
+            template=self.template,
+            driver=self.driver,
+            root=self.root,
+            waiting=True,
+        )
+
+
+def _announce(watcher: Watcher, missing: Missing | None) -> str | None:
+    """At the start of a wait: say once, on the dra_metadata logger, that the claim is
+    mounted as the other kind; that sentence, which every reason then ends with."""
+    notice = None if missing is None else missing.other_kind()
+    if notice is not None:
+        import logging  # noqa: PLC0415 - only when there is something to say
+
+        logging.getLogger("dra_metadata").warning(
+            "%s: this wait is likely in vain: %s", watcher.single_file or watcher.directory, notice
+        )
+    return notice
+
+
+def _final(reason: str, metadata: DeviceMetadata | None, missing: Missing | None) -> str:
+    """The reason of a wait that ends unready: where nothing was ever there, also what is."""
+    why = None if metadata is not None or missing is None else missing.why()
+    return reason if why is None or reason.endswith(why) else f"{reason}; {why}"
+
+
 def _wait_steps(
     watcher: Watcher,
     condition: Verdict,
@@ -89,6 +138,7 @@ def _wait_steps(
     stop_event: StopEvent | None,
     progress: Callable[[str], None] | None,
     progress_interval: float,
+    missing: Missing | None = None,
 ) -> Generator[float, None, DeviceMetadata]:
     """Scan when due, judge the metadata after each scan; yield the seconds to pause."""
     start = time.monotonic()
@@ -96,6 +146,7 @@ def _wait_steps(
     next_progress = start + progress_interval
     metadata: DeviceMetadata | None = None
     reason = "not ready"
+    notice = _announce(watcher, missing)
     while True:
         now = time.monotonic()
         if watcher.due(now):
@@ -104,14 +155,14 @@ def _wait_steps(
             if verdict is None:
                 assert metadata is not None  # noqa: S101 - ready means there is metadata
                 return metadata
-            reason = verdict
+            reason = verdict if notice is None or metadata is not None else f"{verdict}; {notice}"
             if watcher.start_hints():  # not ready at once: now watch for changes
                 continue
             now = time.monotonic()
         stopped = stop_event is not None and stop_event.is_set()
         if stopped or (deadline is not None and now >= deadline):
             raise WaitTimeoutError(
-                ("stopped; " if stopped else "") + reason,
+                ("stopped; " if stopped else "") + _final(reason, metadata, missing),
                 metadata=metadata,
                 path=watcher.single_file or watcher.directory,
                 timeout=timeout,
@@ -179,6 +230,7 @@ class FileWait:
     stop_event: StopEvent | None
     progress: Callable[[str], None] | None
     progress_interval: float
+    missing: Missing
 
     @classmethod
     def checked(  # noqa: PLR0913 - the options of wait_until that concern files
@@ -215,6 +267,7 @@ class FileWait:
             stop_event,
             progress,
             checked_progress_interval(progress_interval),
+            Missing(claim_name, request_name, template, driver, root),
         )
 
     def _steps(self) -> Generator[float, None, DeviceMetadata]:
@@ -225,6 +278,7 @@ class FileWait:
             stop_event=self.stop_event,
             progress=self.progress,
             progress_interval=self.progress_interval,
+            missing=self.missing,
         )
 
     def run(self) -> DeviceMetadata:
