@@ -110,18 +110,14 @@ def _other_kind(template: bool, *, waiting: bool) -> tuple[str, str]:
     """The subdirectory of the other kind of claim, and how to read (or wait for) that kind
     instead."""
     if template:
-        python = (
-            "leave out template=True (read_claim_metadata reads it)"
-            if waiting
-            else ("use read_claim_metadata")
+        python = "leave out template=True (read_claim_metadata reads it)"
+        reader = "use read_claim_metadata"
+        return RESOURCE_CLAIMS_SUBDIR, _option(
+            python if waiting else reader, "leave out --template"
         )
-        return RESOURCE_CLAIMS_SUBDIR, _option(python, "leave out --template")
-    python = (
-        "pass template=True (read_template_metadata reads it)"
-        if waiting
-        else ("use read_template_metadata")
-    )
-    return RESOURCE_CLAIM_TEMPLATES_SUBDIR, _option(python, "add --template")
+    python = "pass template=True (read_template_metadata reads it)"
+    reader = "use read_template_metadata"
+    return RESOURCE_CLAIM_TEMPLATES_SUBDIR, _option(python if waiting else reader, "add --template")
 
 
 def _claim_words(claim_name: str, *, template: bool) -> str:
