@@ -320,15 +320,25 @@ class WaitTimeoutError(DeviceMetadataError, TimeoutError):
 class StaleMetadataError(DeviceMetadataError):
     """The driver replaced the file on the host; this container's view of it is frozen.
 
-    A bind mount keeps showing the old file: restart the container to see the new one.
-    `.metadata` is the frozen metadata.
+    A bind mount keeps showing the old file: restart the container to see the new one. A
+    wait raises it as soon as it sees a stale view, whether or not its condition holds in it.
+    `.metadata` is the metadata last read (its stale sources marked ``stale``), `.reason` why
+    it was not ready, None when the condition held in that old view.
     """
 
     __module__ = "dra_metadata"
 
-    def __init__(self, message: str, *, metadata: DeviceMetadata | None, path: Path | None) -> None:
+    def __init__(
+        self,
+        message: str,
+        *,
+        metadata: DeviceMetadata | None,
+        path: Path | None,
+        reason: str | None = None,
+    ) -> None:
         super().__init__(message, path=path)
         self.metadata = metadata
+        self.reason = reason
 
 
 class KubeAPIError(DeviceMetadataError):

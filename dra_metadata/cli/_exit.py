@@ -17,6 +17,7 @@ from dra_metadata import (
     StaleMetadataError,
 )
 from dra_metadata._model._errors import shown_names
+from dra_metadata._reading._paths import ROOT_ENVIRONMENT_VARIABLE
 from dra_metadata.cli._output import safe_text
 
 PROGRAM = "dra-metadata"
@@ -101,6 +102,17 @@ def exit_code(error: BaseException) -> int:
 _UNREADABLE_ERRNOS = frozenset({errno.EACCES, errno.EPERM, errno.EIO, errno.ELOOP})
 
 
+_ERRNO_HINTS = {
+    errno.EIO: "an I/O error: check the volume or device it is on (the node's kernel log)",
+    errno.ELOOP: "a symlink loop: check where the symlinks point (ls -l)",
+    errno.ENOTDIR: "a directory is expected there, not a file: check the path (the metadata "
+    f"root, --root or ${ROOT_ENVIRONMENT_VARIABLE}, is the directory that holds resourceclaims/ "
+    "and resourceclaimtemplates/)",
+    errno.ENAMETOOLONG: "the path is too long for the system (a name in it over 255 bytes, or "
+    "all of it over 4095): check --root and the names given",
+}
+
+
 def what_to_check(error: BaseException, *, several: bool = False) -> str:
     """For an error that says a file or directory cannot be read: what to check next
     (``several``: said of several paths)."""
@@ -112,10 +124,8 @@ def what_to_check(error: BaseException, *, several: bool = False) -> str:
             f"check the permissions of {which} for the user this runs as "
             f"({who}): the pod's securityContext (runAsUser, fsGroup) or the driver's file mode"
         )
-    if number == errno.EIO:
-        return "an I/O error: check the volume or device it is on (the node's kernel log)"
-    if number == errno.ELOOP:
-        return "a symlink loop: check where the symlinks point (ls -l)"
+    if number in _ERRNO_HINTS:
+        return _ERRNO_HINTS[number]
     if isinstance(error, dra_metadata.MetadataReadError):
         return "a metadata file must be a regular file (ls -l shows what it is)"
     return ""
