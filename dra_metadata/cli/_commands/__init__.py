@@ -6,7 +6,7 @@ imports only the module of the subcommand it runs (the others cost start-up time
 
 from __future__ import annotations
 
-import pkgutil
+import os
 from importlib import import_module
 
 from dra_metadata.cli._arguments import Command
@@ -14,7 +14,12 @@ from dra_metadata.cli._arguments import Command
 
 def command_names() -> list[str]:
     """The name of every subcommand, in order."""
-    return sorted(module.name for module in pkgutil.iter_modules(__path__))
+    # The modules of this folder, as pkgutil.iter_modules would list them (without its import).
+    return sorted(
+        name.removesuffix(".py")
+        for name in os.listdir(__path__[0])
+        if name.endswith(".py") and name != "__init__.py"
+    )
 
 
 def load_command(name: str) -> Command:
