@@ -10,10 +10,8 @@ from __future__ import annotations
 import argparse
 import io
 import os
-import signal
 import sys
 from collections.abc import Sequence
-from types import FrameType
 from typing import NoReturn
 
 from dra_metadata import DeviceMetadataError, InvalidNameError, MetadataValidationError
@@ -25,9 +23,7 @@ from dra_metadata.cli._exit import (
     EXIT_BROKEN_PIPE,
     EXIT_CODES_HELP,
     EXIT_INTERNAL_ERROR,
-    EXIT_INTERRUPTED,
     EXIT_NOT_READY,
-    EXIT_TERMINATED,
     EXIT_USAGE,
     PROGRAM,
     UsageError,
@@ -37,6 +33,14 @@ from dra_metadata.cli._exit import (
     report_findings,
 )
 from dra_metadata.cli._output import Output, OutputError
+from dra_metadata.cli._signals import (
+    EXIT_INTERRUPTED,
+    EXIT_TERMINATED,
+    INTERRUPTED,
+    TERMINATED,
+    Terminated,
+    raised_as_exceptions,
+)
 
 _GLOBAL_OPTIONS_WITH_A_VALUE = frozenset({"--root"})
 EXEC_SEPARATOR = "--"
@@ -69,7 +73,8 @@ def build_parser(only: str | None = None) -> ArgumentParser:
     subcommands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for name in command_names():
         if only is not None and name != only:
-            subcommands.add_parser(name)  # a name to list: never the one that is parsed
+            # a name to list, never the one that is parsed: no -h of its own (start-up time)
+            subcommands.add_parser(name, add_help=False)
             continue
         command = load_command(name)
         heading = "examples:" if len(command.examples) > 1 else "example:"
@@ -98,6 +103,16 @@ def _subcommand_position(argv: list[str]) -> int | None:
     return position if position < len(argv) else None
 
 
+def _asks_for_the_version(argv: list[str]) -> bool:
+    """Whether --version comes before any -h/--help and subcommand (argparse acts on the first)."""
+    position = 0
+    while position < len(argv) and argv[position].startswith("-"):
+        if argv[position] in {"-h", "--help", "--version"}:
+            return argv[position] == "--version"
+        position += 2 if argv[position] in _GLOBAL_OPTIONS_WITH_A_VALUE else 1
+    return False
+
+
 def split_exec_command(argv: list[str]) -> tuple[list[str], list[str] | None]:
     """``exec``'s COMMAND apart from the options: everything after its first ``--``."""
     position = _subcommand_position(argv)
@@ -120,10 +135,6 @@ def _refuse_unknown(
             f"-- {unknown[0]}{' ...' if len(unknown) > 1 else ''}"
         )
     parser.subcommand(command).error(message)
-
-
-def _terminate(signum: int, frame: FrameType | None) -> NoReturn:  # noqa: ARG001
-    raise SystemExit(EXIT_TERMINATED)
 
 
 def _prepare_streams() -> None:
@@ -149,13 +160,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     _prepare_streams()
     position = _subcommand_position(given)
     chosen = None if position is None else given[position]
-    parser = build_parser(chosen if chosen in command_names() else None)
+    if chosen not in command_names():
+        # --version needs no subcommand's parser ("" names none); --help lists them all
+        chosen = "" if _asks_for_the_version(given) else None
+    parser = build_parser(chosen)
     arguments, unknown = parser.parse_known_args(given)
     if unknown:
         _refuse_unknown(parser, arguments.command, unknown, exec_command=command_line)
     if command_line is not None:
         arguments.command_line = command_line
-    signal.signal(signal.SIGTERM, _terminate)
     wording, warnings = WORDING.set("command"), WARN_STALE.set(False)
     try:
         return _run(arguments)
@@ -167,10 +180,15 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _run(arguments: argparse.Namespace) -> int:
     out = Output(sys.stdout)
     try:
-        code: int = arguments.run(arguments, out)
-        out.flush()
+        with raised_as_exceptions():  # the subcommand's clean-up runs; see _signals
+            code: int = arguments.run(arguments, out)
+            out.flush()
     except KeyboardInterrupt:
+        complain(INTERRUPTED)
         return EXIT_INTERRUPTED
+    except Terminated:
+        complain(TERMINATED)
+        return EXIT_TERMINATED
     except Exception as error:
         quiet = isinstance(error, (UsageError, BrokenPipeError))
         if arguments.debug and not quiet:
@@ -206,8 +224,3 @@ def _ending(error: Exception, command: str) -> int:
         )
         code = EXIT_INTERNAL_ERROR
     return code
-
-
-def run() -> NoReturn:
-    """The console script."""
-    sys.exit(main())
