@@ -6,8 +6,8 @@ Each command starts a fresh interpreter; the runs are taken round-robin (every c
 then again), so that a busy machine slows all of them alike and the ratios stay fair. Shown
 per command: the median wall time and its ratio to the floor, ``python -c "import orjson"`` (a
 read needs the interpreter and orjson; the rest is ours), the median CPU time of the process
-(user + system, steadier than wall time on a busy machine), and the modules it imports (one
-more run, with ``-X importtime``).
+(user + system, steadier than wall time on a busy machine), and the modules it has loaded at exit
+(one more run).
 
 Targets: ``import dra_metadata`` at most 1.3x the floor; ``show``, ``path``, ``env``,
 ``exec`` (up to its execve: it runs /bin/true), ``wait`` on a ready file, ``ls`` and
@@ -27,6 +27,7 @@ import os
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -127,21 +128,29 @@ def timed(arguments: list[str], environment: dict[str, str]) -> tuple[float, flo
     return wall, usage.ru_utime + usage.ru_stime
 
 
-def module_count(python: str, row: Row, environment: dict[str, str]) -> int:
-    """How many modules a run imports: the ``-X importtime`` lines of one more run."""
-    arguments = command(python, row)
-    if row.script:  # the console script, run by its interpreter to pass it -X
-        arguments = [python, *arguments]
-    result = subprocess.run(
-        [arguments[0], "-X", "importtime", *arguments[1:]],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=environment,
-        cwd="/",
-        check=False,
-    )
-    return sum(line.startswith("import time:") for line in result.stderr.splitlines()) - 1
+def module_count(python: str, row: Row, environment: dict[str, str]) -> str:
+    """How many modules a run has loaded when it exits (``sys.modules``, one more run; the
+    console script run as code, so that a hook can print them). ``-X importtime`` would miss
+    what ``importlib.import_module`` loads."""
+    with tempfile.TemporaryDirectory() as folder:
+        listing = Path(folder, "modules")
+        code = (
+            "import atexit, sys\n"
+            f"atexit.register(lambda: open({str(listing)!r}, 'w').write(str(len(sys.modules))))\n"
+        )
+        if row.script:
+            script = command(python, row)[0]
+            code += (
+                f"sys.argv = [{script!r}, *{list(row.arguments[1:])!r}]\n"
+                f"exec(compile(open({script!r}).read(), {script!r}, 'exec'))\n"
+            )
+        else:
+            code += row.arguments[1]
+        subprocess.run(
+            [python, "-c", code], stdout=subprocess.DEVNULL, env=environment, cwd="/", check=False
+        )
+        # exec replaces the process before exit: no count
+        return listing.read_text() if listing.exists() else "-"
 
 
 def main() -> None:
@@ -188,7 +197,7 @@ def main() -> None:
             verdict = _verdict(row, ratio, median)
             print(
                 f"  {row.name:38} {median[row.name] * 1e3:8.1f} {ratio:6.2f}x "
-                f"{cpu[row.name] * 1e3:7.1f} {cpu_ratio:6.2f}x {modules:7d}  "
+                f"{cpu[row.name] * 1e3:7.1f} {cpu_ratio:6.2f}x {modules:>7}  "
                 f"{row.target} {verdict}"
             )
         print(f"  {'health --fail-on unhealthy (probe)':38} {PROBE_MISSING}")
