@@ -56,11 +56,13 @@ _ARGUMENT_LABELS = {
 }
 
 
-def build_parser(only: str | None = None) -> ArgumentParser:
+def build_parser(only: str | None = None, *, summaries_only: bool = False) -> ArgumentParser:
     """The argument parser of the command (also used to document it).
 
     With ``only``, the name of the subcommand a run names, the other subcommands are listed by
-    name only: their modules are not even imported.
+    name only: their modules are not even imported. With ``summaries_only``, every subcommand
+    is listed with its summary but gets no arguments: what the command's own --help, --version
+    and errors show, where no subcommand's parser is used.
     """
     parser = ArgumentParser(
         prog=PROGRAM,
@@ -77,6 +79,9 @@ def build_parser(only: str | None = None) -> ArgumentParser:
             subcommands.add_parser(name, add_help=False)
             continue
         command = load_command(name)
+        if summaries_only:
+            subcommands.add_parser(command.name, help=command.summary, add_help=False)
+            continue
         heading = "examples:" if len(command.examples) > 1 else "example:"
         epilog = "\n".join([heading, *(f"  {example}" for example in command.examples)])
         if command.exit_codes:
@@ -160,10 +165,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     _prepare_streams()
     position = _subcommand_position(given)
     chosen = None if position is None else given[position]
-    if chosen not in command_names():
-        # --version needs no subcommand's parser ("" names none); --help lists them all
+    listing = chosen not in command_names()
+    if listing:  # --help, --version or an error of the command itself: no subcommand parses
+        # --version lists no subcommand ("" names none); --help lists them with their summary
         chosen = "" if _asks_for_the_version(given) else None
-    parser = build_parser(chosen)
+    parser = build_parser(chosen, summaries_only=listing)
     arguments, unknown = parser.parse_known_args(given)
     if unknown:
         _refuse_unknown(parser, arguments.command, unknown, exec_command=command_line)

@@ -25,7 +25,6 @@ from dra_metadata import Device, DeviceMetadata, MetadataValidationError
 from dra_metadata._model._errors import shown_names
 from dra_metadata._reading._missing import describe_missing
 from dra_metadata._reading._paths import request_dir
-from dra_metadata._watch._sources import chosen_source
 from dra_metadata.cli._arguments import parse_duration, parse_poll_interval
 from dra_metadata.cli._exit import PROGRAM, UsageError
 from dra_metadata.cli._kube import (
@@ -148,6 +147,8 @@ def wait_source(arguments: argparse.Namespace) -> Source:
     refuse_pod_without_template(arguments)
     if source != "auto":
         return "api" if source == "api" else "file"
+    from dra_metadata._watch._sources import chosen_source  # noqa: PLC0415 - env, --help: no watching
+
     chosen = chosen_source(
         "auto",
         arguments.claim,

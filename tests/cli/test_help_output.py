@@ -1,4 +1,4 @@
-"""The command's help is as wide as argparse would make it, found without shutil."""
+"""The command's help, built with less at start-up, is what argparse would print."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ import argparse
 import os
 import shutil
 import subprocess
+import sys
 
 import pytest
 
@@ -39,3 +40,35 @@ def test_help_is_argparses_own(columns: str, monkeypatch: pytest.MonkeyPatch) ->
         check=True,
     )
     assert result.stdout == ours
+
+
+@pytest.mark.parametrize(
+    "arguments", [["--help"], [], ["bogus"], ["--root"], ["--debug", "-h", "show"]]
+)
+def test_the_commands_own_help_and_errors_are_the_full_parsers(arguments: list[str]) -> None:
+    # The command's --help and its own errors list the subcommands with their summaries only:
+    # what they print is what the parser of every subcommand in full prints.
+    full = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import sys; from dra_metadata.cli import build_parser as b; b().parse_args(sys.argv[1:])",
+            *arguments,
+        ],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "COLUMNS": "100"},
+        check=False,
+    )
+    command = subprocess.run(
+        [COMMAND, *arguments],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "COLUMNS": "100"},
+        check=False,
+    )
+    assert (command.returncode, command.stdout, command.stderr) == (
+        full.returncode,
+        full.stdout,
+        full.stderr,
+    )
