@@ -10,7 +10,6 @@ names the limit reached.
 
 from __future__ import annotations
 
-import asyncio
 import errno
 import os
 import stat
@@ -18,8 +17,12 @@ import sys
 import threading
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from dra_metadata._watch import _hub
+
+if TYPE_CHECKING:  # asyncio itself only where a loop runs: a sync wait never imports it
+    import asyncio
 
 # inotify masks (values from <sys/inotify.h>).
 _IN_MODIFY, _IN_ATTRIB, _IN_CLOSE_WRITE = 0x2, 0x4, 0x8

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import re
 import sys
 from collections.abc import Callable
@@ -57,6 +58,30 @@ class HelpFormatter(argparse.RawDescriptionHelpFormatter):
 
     def _split_lines(self, text: str, width: int) -> list[str]:
         return super()._split_lines(terminal_text(text), width)
+
+
+def terminal_columns() -> int:
+    """``shutil.get_terminal_size().columns``, found as it finds it, without importing shutil
+    (with the compression modules it imports, more start-up than a whole parser)."""
+    try:
+        columns = int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        columns = 0
+    if columns <= 0:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns or 80  # type: ignore[union-attr]
+        except (AttributeError, ValueError, OSError):
+            columns = 80
+    return columns
+
+
+class HelpFormatter(argparse.RawDescriptionHelpFormatter):
+    """argparse's formatter of descriptions as written, as wide as the terminal."""
+
+    def __init__(self, prog: str, **options: Any) -> None:
+        if options.get("width") is None:  # what argparse computes, with shutil
+            options["width"] = terminal_columns() - 2
+        super().__init__(prog, **options)
 
 
 class ArgumentParser(argparse.ArgumentParser):

@@ -18,6 +18,7 @@ from dra_metadata import (
 )
 from dra_metadata._model._errors import shown_names
 from dra_metadata._reading._paths import ROOT_ENVIRONMENT_VARIABLE
+from dra_metadata.cli import _signals
 from dra_metadata.cli._output import safe_text
 
 PROGRAM = "dra-metadata"
@@ -48,10 +49,10 @@ EXIT_COMMAND_NOT_FOUND = 127
 """``exec``: COMMAND was not found (as a shell says it)."""
 EXIT_INTERNAL_ERROR = 70
 """A bug in this command (EX_SOFTWARE); ``--debug`` shows its traceback."""
-EXIT_INTERRUPTED = 130
+EXIT_INTERRUPTED = _signals.EXIT_INTERRUPTED
 EXIT_BROKEN_PIPE = 141
 """Whoever read the output went away (``| head -1``): 128 + SIGPIPE, as Unix tools end."""
-EXIT_TERMINATED = 143
+EXIT_TERMINATED = _signals.EXIT_TERMINATED
 
 EXIT_CODES_HELP = (
     "exit codes: 0 ok, 1 not ready or not found, 2 usage, 3 undecodable or invalid data, "

@@ -10,10 +10,8 @@ from __future__ import annotations
 import argparse
 import io
 import os
-import signal
 import sys
 from collections.abc import Sequence
-from types import FrameType
 from typing import NoReturn
 
 from dra_metadata import DeviceMetadataError, InvalidNameError, MetadataValidationError
@@ -30,10 +28,8 @@ from dra_metadata.cli._exit import (
     EXIT_BROKEN_PIPE,
     EXIT_CODES_HELP,
     EXIT_INTERNAL_ERROR,
-    EXIT_INTERRUPTED,
     EXIT_NOT_INSTALLED,
     EXIT_NOT_READY,
-    EXIT_TERMINATED,
     EXIT_USAGE,
     PROGRAM,
     UsageError,
@@ -45,6 +41,14 @@ from dra_metadata.cli._exit import (
 from dra_metadata.cli._install import MissingExtraError, check_extra
 from dra_metadata.cli._kube import root_refused
 from dra_metadata.cli._output import Output, OutputError
+from dra_metadata.cli._signals import (
+    EXIT_INTERRUPTED,
+    EXIT_TERMINATED,
+    INTERRUPTED,
+    TERMINATED,
+    Terminated,
+    raised_as_exceptions,
+)
 
 _GLOBAL_OPTIONS_WITH_A_VALUE = frozenset({"--root"})
 _WHAT_IT_READS = {"kube": "the Kubernetes API", "podresources": "the kubelet's PodResources API"}
@@ -63,11 +67,13 @@ _ARGUMENT_LABELS = {
 }
 
 
-def build_parser(only: str | None = None) -> ArgumentParser:
+def build_parser(only: str | None = None, *, summaries_only: bool = False) -> ArgumentParser:
     """The argument parser of the command (also used to document it).
 
     With ``only``, the name of the subcommand a run names, the other subcommands are listed by
-    name only: their modules are not even imported.
+    name only: their modules are not even imported. With ``summaries_only``, every subcommand
+    is listed with its summary but gets no arguments: what the command's own --help, --version
+    and errors show, where no subcommand's parser is used.
     """
     parser = ArgumentParser(
         prog=PROGRAM,
@@ -86,9 +92,13 @@ def build_parser(only: str | None = None) -> ArgumentParser:
     subcommands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for name in command_names():
         if only is not None and name != only:
-            subcommands.add_parser(name)  # a name to list: never the one that is parsed
+            # a name to list, never the one that is parsed: no -h of its own (start-up time)
+            subcommands.add_parser(name, add_help=False)
             continue
         command = load_command(name)
+        if summaries_only:
+            subcommands.add_parser(command.name, help=command.summary, add_help=False)
+            continue
         heading = "examples:" if len(command.examples) > 1 else "example:"
         epilog = "\n".join([heading, *(f"  {example}" for example in command.examples)])
         if command.exit_codes:
@@ -118,6 +128,16 @@ def _subcommand_position(argv: list[str]) -> int | None:
             return None  # the whole command's help or version: every subcommand is listed
         position += 2 if argv[position] in _GLOBAL_OPTIONS_WITH_A_VALUE else 1
     return position if position < len(argv) else None
+
+
+def _asks_for_the_version(argv: list[str]) -> bool:
+    """Whether --version comes before any -h/--help and subcommand (argparse acts on the first)."""
+    position = 0
+    while position < len(argv) and argv[position].startswith("-"):
+        if argv[position] in {"-h", "--help", "--version"}:
+            return argv[position] == "--version"
+        position += 2 if argv[position] in _GLOBAL_OPTIONS_WITH_A_VALUE else 1
+    return False
 
 
 def split_exec_command(argv: list[str]) -> tuple[list[str], list[str] | None]:
@@ -151,10 +171,6 @@ def _refuse_unknown(
     parser.subcommand(command).error(message)
 
 
-def _terminate(signum: int, frame: FrameType | None) -> NoReturn:  # noqa: ARG001
-    raise SystemExit(EXIT_TERMINATED)
-
-
 def _prepare_streams() -> None:
     """Text a stream cannot encode is escaped (\\xe9), never a UnicodeEncodeError."""
     for stream in (sys.stdout, sys.stderr):
@@ -178,7 +194,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     _prepare_streams()
     position = _subcommand_position(given)
     chosen = None if position is None else given[position]
-    parser = build_parser(chosen if chosen in command_names() else None)
+    listing = chosen not in command_names()
+    if listing:  # --help, --version or an error of the command itself: no subcommand parses
+        # --version lists no subcommand ("" names none); --help lists them with their summary
+        chosen = "" if _asks_for_the_version(given) else None
+    parser = build_parser(chosen, summaries_only=listing)
     arguments, unknown = parser.parse_known_args(given)
     if unknown:
         _refuse_unknown(
@@ -190,7 +210,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
     if command_line is not None:
         arguments.command_line = command_line
-    signal.signal(signal.SIGTERM, _terminate)
     wording, warnings = WORDING.set("command"), WARN_STALE.set(False)
     try:
         return _run(arguments)
@@ -205,10 +224,15 @@ def _run(arguments: argparse.Namespace) -> int:
         extra = getattr(arguments, "needs_extra", None)
         if extra is not None:
             check_extra(extra, f"{arguments.command} reads {_WHAT_IT_READS[extra]}")
-        code: int = arguments.run(arguments, out)
-        out.flush()
+        with raised_as_exceptions():  # the subcommand's clean-up runs; see _signals
+            code: int = arguments.run(arguments, out)
+            out.flush()
     except KeyboardInterrupt:
+        complain(INTERRUPTED)
         return EXIT_INTERRUPTED
+    except Terminated:
+        complain(TERMINATED)
+        return EXIT_TERMINATED
     except Exception as error:
         quiet = isinstance(error, (UsageError, BrokenPipeError, MissingExtraError))
         if arguments.debug and not quiet:
@@ -247,8 +271,3 @@ def _ending(error: Exception, command: str) -> int:
         )
         code = EXIT_INTERNAL_ERROR
     return code
-
-
-def run() -> NoReturn:
-    """The console script."""
-    sys.exit(main())

@@ -25,7 +25,6 @@ import dra_metadata
 from dra_metadata import Device, DeviceMetadata, MetadataValidationError
 from dra_metadata._model._errors import shown_names
 from dra_metadata._reading._paths import request_dir
-from dra_metadata._watch._sources import chosen_source
 from dra_metadata.cli._arguments import parse_duration, parse_poll_interval
 from dra_metadata.cli._exit import PROGRAM, UsageError, complain
 from dra_metadata.cli._install import check_extra
@@ -151,6 +150,8 @@ def wait_source(arguments: argparse.Namespace) -> Source:
         if source == "api":
             check_extra("kube", f"{arguments.command} --source api reads the Kubernetes API")
         return "api" if source == "api" else "file"
+    from dra_metadata._watch._sources import chosen_source  # noqa: PLC0415 - env, --help: no watching
+
     chosen = chosen_source(
         "auto",
         arguments.claim,

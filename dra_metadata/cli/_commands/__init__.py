@@ -7,7 +7,7 @@ with ``-`` (``pod-resources``) is the module with ``_`` (``pod_resources``).
 
 from __future__ import annotations
 
-import pkgutil
+import os
 from importlib import import_module
 
 from dra_metadata.cli._arguments import Command
@@ -15,7 +15,12 @@ from dra_metadata.cli._arguments import Command
 
 def command_names() -> list[str]:
     """The name of every subcommand, in order."""
-    return sorted(module.name.replace("_", "-") for module in pkgutil.iter_modules(__path__))
+    # The modules of this folder, as pkgutil.iter_modules would list them (without its import).
+    return sorted(
+        name.removesuffix(".py").replace("_", "-")
+        for name in os.listdir(__path__[0])
+        if name.endswith(".py") and name != "__init__.py"
+    )
 
 
 def load_command(name: str) -> Command:
