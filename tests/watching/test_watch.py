@@ -485,26 +485,31 @@ class TestAsync:
             path = resource_claim_file_path("nic.example.com", "net", "nic", root=tmp_path)
             seen: list[tuple[MetadataEventKind, int]] = []
             ticks = 0
+            writes = {3: lambda: write_metadata_file(path, metadata(1))}
 
-            async def ticker() -> None:  # the loop stays free while waiting
+            async def ticker() -> None:  # the loop stays free while the watch waits
+                # The writes come after ticks, not after a time: the watch waits for each
+                # while the loop keeps ticking (a watch blocking the loop would never see one).
                 nonlocal ticks
                 while True:
                     await asyncio.sleep(0.01)
                     ticks += 1
+                    write = writes.pop(ticks, None)
+                    if write is not None:
+                        write()
 
             task = asyncio.create_task(ticker())
-            asyncio.get_running_loop().call_later(0.1, write_metadata_file, path, metadata(1))
             async for event in dra_metadata.awatch_claim_metadata(
                 "net",
                 "nic",
                 root=tmp_path,
-                timeout=10,
+                timeout=60,
                 **options(polling),  # type: ignore[arg-type]
             ):
                 seen.append((event.kind, event.generations["nic.example.com"]))
                 if len(seen) == 1:
-                    asyncio.get_running_loop().call_later(
-                        0.05, lambda: write_metadata_file(path, metadata(2), mode="in-place")
+                    writes[ticks + 3] = lambda: write_metadata_file(
+                        path, metadata(2), mode="in-place"
                     )
                 else:
                     break
