@@ -29,7 +29,11 @@ NETWORK = ["fast-net", "vf"]
 API = ["--source", "api", "--timeout", "2s"]
 INDEX = ["--attribute", "index", "--driver", "gpu.example.com"]
 
-SUBCOMMANDS = ("show", "wait", "exec", "env", "validate", "ls", "path", "status", "health", "pools")
+SUBCOMMANDS = (
+    *("show", "wait", "exec", "env", "validate", "ls", "path"),
+    *("status", "health", "pools", "pod-resources"),
+)
+NO_KUBELET = ["--socket", "/nonexistent/kubelet.sock"]
 RUNS: dict[tuple[str, str], tuple[list[str], int]] = {
     # (subcommand, option): the command line after "dra-metadata", and its exit code
     **{(name, "--help"): ([name, "--help"], 0) for name in SUBCOMMANDS},
@@ -151,6 +155,20 @@ RUNS: dict[tuple[str, str], tuple[list[str], int]] = {
     ("pools", "--keep"): (["pools", "gpu.example.com", "--keep", "--timeout", "2s"], 5),
     ("pools", "--output"): (["pools", "gpu.example.com", "--output", "json", "--timeout", "2s"], 5),
     ("pools", "--debug"): (["pools", "gpu.example.com", "--debug", "--timeout", "2s"], 1),
+    ("pod-resources", "--socket"): (["pod-resources", *NO_KUBELET], 5),
+    ("pod-resources", "--pod"): (
+        ["pod-resources", "--pod", "p", "--namespace", "n", *NO_KUBELET],
+        5,
+    ),
+    ("pod-resources", "--namespace"): (["pod-resources", "--namespace", "n", *NO_KUBELET], 5),
+    ("pod-resources", "--driver"): (
+        ["pod-resources", "--driver", "gpu.example.com", *NO_KUBELET],
+        5,
+    ),
+    ("pod-resources", "--timeout"): (["pod-resources", "--timeout", "500ms", *NO_KUBELET], 5),
+    ("pod-resources", "--output"): (["pod-resources", "--output", "json", *NO_KUBELET], 5),
+    ("pod-resources", "--allocatable"): (["pod-resources", "--allocatable", *NO_KUBELET], 5),
+    ("pod-resources", "--debug"): (["pod-resources", "--debug", *NO_KUBELET], 1),
 }
 
 

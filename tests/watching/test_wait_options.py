@@ -483,36 +483,6 @@ class TestProgress:
         assert time.monotonic() - started < 30  # refused, not waited for
 
 
-def test_a_wait_ready_in_a_stale_view_raises_with_it_marked(tmp_path: Path) -> None:
-    # a.example.com's file was replaced on the host (this view keeps the old inode, as a bind
-    # mount does); b.example.com's is current. Ready all the same: raised, the metadata on the
-    # error with a's source marked.
-    host = publish(tmp_path / "host", "a.example.com", [nic("a0", "a.example.com", "n")])
-    descriptor = os.open(host, os.O_RDONLY)
-    try:
-        host.unlink()
-        pinned = resource_claim_file_path("a.example.com", "c", "nic", root=tmp_path)
-        pinned.parent.mkdir(parents=True)
-        pinned.symlink_to(f"/proc/self/fd/{descriptor}")
-        current = publish(tmp_path, "b.example.com", [nic("b0", "b.example.com", "m")])
-        for wait in (
-            lambda: wait_for_network_data("c", "nic", root=tmp_path, timeout=LONG),
-            lambda: wait_for(lambda _: True, "c", "nic", root=tmp_path, timeout=LONG),
-        ):
-            with pytest.raises(StaleMetadataError) as info:
-                wait()
-            metadata = info.value.metadata
-            assert metadata is not None
-            assert info.value.reason is None
-            assert [(source.path, source.stale) for source in metadata.sources] == [
-                (pinned, True),
-                (current, False),
-            ]
-            assert [device.name for device in metadata.devices] == ["a0", "b0"]
-    finally:
-        os.close(descriptor)
-
-
 @pytest.mark.parametrize(
     ("require", "message"),
     [
