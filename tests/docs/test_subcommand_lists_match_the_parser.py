@@ -68,6 +68,9 @@ CHECKS: dict[tuple[str, str], Check] = {
         found <= _row_names(4)
     ),
     ("reference/exit-codes.md", "whose output gates a start"): lambda found: found <= _row_names(4),
+    ("explanation/stale-views.md", "command's `wait`, `exec` and `env` exit 4"): lambda found: (
+        found <= _row_names(4)
+    ),
     ("development.md", "The command's API subcommands ("): lambda found: (
         found == {name for name in NAMES if load_command(name).needs_extra == "kube"}
     ),
