@@ -65,3 +65,9 @@ def test_the_blocks_and_includes_are_found(tmp_path: Path) -> None:
     lines = [line for _, line in code_lines(page)]
     assert lines == ["echo one", "a: 1", "b" * 90]
     assert sum(len(code_lines(page)) for page in PAGES) > 400
+
+
+def test_ruff_formats_the_examples_to_the_width() -> None:
+    """``ruff format`` (which formats the pages' Python blocks too) keeps them to the width."""
+    config = (REPO / "docs" / ".ruff.toml").read_text(encoding="utf-8")
+    assert re.search(r"^line-length = (\d+)$", config, re.MULTILINE)[1] == str(CODE_BLOCK_WIDTH)  # type: ignore[index]
