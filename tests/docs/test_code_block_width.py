@@ -70,4 +70,6 @@ def test_the_blocks_and_includes_are_found(tmp_path: Path) -> None:
 def test_ruff_formats_the_examples_to_the_width() -> None:
     """``ruff format`` (which formats the pages' Python blocks too) keeps them to the width."""
     config = (REPO / "docs" / ".ruff.toml").read_text(encoding="utf-8")
-    assert re.search(r"^line-length = (\d+)$", config, re.MULTILINE)[1] == str(CODE_BLOCK_WIDTH)  # type: ignore[index]
+    found = re.search(r"^line-length = (\d+)$", config, re.MULTILINE)
+    assert found is not None
+    assert int(found[1]) == CODE_BLOCK_WIDTH
