@@ -260,7 +260,10 @@ def test_pool_status_examples_run(
         pytest.skip(kube_harness.SKIP_REASON)
     server = request.getfixturevalue("server")
     request.getfixturevalue("controller")
-    four_pools(server, request.getfixturevalue("namespace"), "gpu.example.com")
+    slices = server.request("GET", "/apis/resource.k8s.io/v1/resourceslices")["items"]
+    if not any(item["spec"]["driver"] == "gpu.example.com" for item in slices):
+        # Once per server: the slices are cluster-scoped, shared by the page's examples.
+        four_pools(server, request.getfixturevalue("namespace"), "gpu.example.com")
     monkeypatch.setenv("KUBECONFIG", str(server.write_kubeconfig(sample_tree.parent / "config")))
     page = blocks(block.path)
     following = page[page.index(block) + 1 :][:1]  # the text block of what it prints
