@@ -715,7 +715,8 @@ KUBERNETES = REPO / "examples" / "kubernetes"
 
 
 def manifest_commands(manifest: str) -> list[list[str]]:
-    """The ``command: [...]`` lines of a manifest (flow sequences, which are JSON)."""
+    """The ``command: [...]`` of a manifest (flow sequences, which are JSON; over lines too)."""
     return [
-        json.loads(found) for found in re.findall(r"^\s+command: (\[.*\])$", manifest, re.MULTILINE)
+        json.loads(found)
+        for found in re.findall(r"^\s+command: (\[.*?\])$", manifest, re.MULTILINE | re.DOTALL)
     ]

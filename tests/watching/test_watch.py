@@ -11,7 +11,6 @@ import itertools
 import json
 import multiprocessing
 import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -43,7 +42,7 @@ from dra_metadata import (
 )
 from dra_metadata.writer import encode_stream, write_metadata_file
 
-from helpers import running_as_root, wait_until_watching
+from helpers import can_unshare, wait_until_watching
 
 CREATED, UPDATED, REPLACED, STALE, REMOVED = (
     MetadataEventKind.CREATED,
@@ -654,17 +653,6 @@ for event in dra_metadata.watch_metadata_file(sys.argv[1], timeout=20):
     if event.kind.name == "STALE":
         break
 """
-
-
-def can_unshare() -> str | None:
-    if not running_as_root():
-        return "needs root for a private mount namespace"
-    if shutil.which("unshare") is None:
-        return "needs unshare (util-linux)"
-    probe = subprocess.run(["unshare", "-m", "true"], capture_output=True, check=False)
-    if probe.returncode != 0:
-        return f"unshare -m is not allowed here: {probe.stderr.decode().strip()}"
-    return None
 
 
 @pytest.mark.skipif(can_unshare() is not None, reason=str(can_unshare()))

@@ -20,7 +20,6 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from test_watch import metadata
 
 from dra_metadata import (
     Device,
@@ -36,6 +35,8 @@ from dra_metadata import (
 from dra_metadata._watch._inotify import Hints
 from dra_metadata.testing import MetadataTree
 from dra_metadata.writer import write_metadata_file
+
+from test_watch import metadata
 
 pytestmark = pytest.mark.skipif(
     not sys.platform.startswith("linux") or not Path("/proc/self/fdinfo").is_dir(),
