@@ -291,3 +291,94 @@ def test_without_get_on_resourceclaims_one_warning_says_what_to_grant(
     named = health(namespace, allowed, "-o", "json")
     assert (named.returncode, named.stderr) == (0, "")
     assert [d["device"] for d in json.loads(named.stdout)] == ["device-00", "device-01"]
+
+
+def test_the_example_probe_as_the_example_service_account(
+    server: ApiServer, namespace: str, tmp_path: Path
+) -> None:
+    """examples/kubernetes/device-health-probe.yaml's pod and probe, with api-reader-rbac.yaml."""
+    import yaml  # noqa: PLC0415 - comes with lightkube
+
+    from helpers import REPO  # noqa: PLC0415
+
+    documents = list(
+        yaml.safe_load_all((REPO / "examples/kubernetes/device-health-probe.yaml").read_text())
+    )
+    template, pod = documents
+    (container,) = pod["spec"]["containers"]
+    probe = container["livenessProbe"]["exec"]["command"]
+    assert probe[:2] == ["dra-metadata", "health"]
+    assert pod["spec"]["serviceAccountName"] == "dra-metadata-reader"
+    token = kube_harness.apply_example_rbac(server, namespace)
+    server.create(
+        f"/apis/resource.k8s.io/v1/namespaces/{namespace}/resourceclaimtemplates", template
+    )
+    server.create(kube_harness.PODS.format(namespace=namespace), pod)
+    claims = kube_harness.CLAIMS.format(namespace=namespace)
+    generated = server.create(
+        claims,
+        {
+            "metadata": {"generateName": "trainer-0-gpu-"},
+            "spec": template["spec"]["spec"],
+        },
+    )
+    name, uid = generated["metadata"]["name"], generated["metadata"]["uid"]
+    server.patch_status(
+        f"{claims}/{name}",
+        kube_harness.allocation("gpu-3", request="gpu", driver="gpu.example.com"),
+    )
+    pods = f"{kube_harness.PODS.format(namespace=namespace)}/trainer-0"
+    server.patch_status(
+        pods, {"resourceClaimStatuses": [{"name": "gpu", "resourceClaimName": name}]}
+    )
+
+    def report(health: str) -> None:
+        server.request(
+            "PATCH",
+            f"{pods}/status",
+            {
+                "status": {
+                    "containerStatuses": [
+                        {
+                            "name": "trainer",
+                            "image": container["image"],
+                            "imageID": "",
+                            "ready": True,
+                            "restartCount": 0,
+                            "allocatedResourcesStatus": [
+                                {
+                                    "name": "claim:gpu",
+                                    "resources": [
+                                        {
+                                            "resourceID": f"gpu.example.com/gpu=claim-{uid}-gpu",
+                                            "health": health,
+                                            "message": "XID 79",
+                                        }
+                                    ],
+                                }
+                            ],
+                        }
+                    ]
+                }
+            },
+            content_type="application/strategic-merge-patch+json",
+        )
+
+    reader = server.write_kubeconfig(tmp_path / "reader", token)
+    env = {**environment(reader), "POD_NAME": "trainer-0", "POD_NAMESPACE": namespace}
+
+    def run_probe() -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [COMMAND, *probe[1:]], capture_output=True, text=True, timeout=60, env=env, check=False
+        )
+
+    assert run_probe().returncode == 0  # nothing reported yet
+    report("Healthy")
+    assert run_probe().returncode == 0
+    report("Unhealthy")
+    failed = run_probe()
+    assert failed.returncode == 1
+    assert failed.stderr == (
+        "dra-metadata: 1 device failing: gpu-3 (container trainer, claim gpu) is Unhealthy: "
+        "XID 79\n"
+    )
