@@ -50,7 +50,8 @@ EXIT_BROKEN_PIPE = 141
 EXIT_TERMINATED = 143
 
 EXIT_CODES_HELP = (
-    "exit codes: 0 ok, 1 not ready or not found (health --fail-on: a device failing), 2 usage, 3 undecodable or invalid data, "
+    "exit codes: 0 ok, 1 not ready or not found (health --fail-on: a device failing), 2 usage, "
+    "3 undecodable or invalid data, "
     "4 stale view (restart the container), 5 Kubernetes API refused or unreachable, 6 cannot "
     "read (permission denied, I/O error, not a regular file), 70 "
     "internal error, 126/127 exec: COMMAND not runnable/not found, 130 interrupted, 141 output "

@@ -186,6 +186,7 @@ class DeviceHealth:
     device is known and for device plugins' entries.
 
     Example:
+        >>> from dra_metadata.kube import DeviceHealth
         >>> health = DeviceHealth("c", "direct", None, "gpu.example.com", "node-7", "gpu-3",
         ...                       "Unhealthy", "XID 79")
         >>> health.health, health.unresolved

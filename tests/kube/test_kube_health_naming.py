@@ -94,7 +94,7 @@ def test_the_pods_claims_by_pod_claim_name() -> None:
 
 
 def _two_devices(request: str = "req-a", second_request: str = "req-a") -> dict[str, Any]:
-    claim = copy.deepcopy(node_fixture("resourceclaim-direct.json"))
+    claim: dict[str, Any] = copy.deepcopy(node_fixture("resourceclaim-direct.json"))
     results = claim["status"]["allocation"]["devices"]["results"]
     results.append({**results[0], "request": second_request, "device": "device-02"})
     results[0]["request"] = request
