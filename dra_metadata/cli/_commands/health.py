@@ -7,11 +7,9 @@ exit code a liveness or readiness probe. The API part is imported only when this
 from __future__ import annotations
 
 import argparse
-import json
 import warnings
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from datetime import datetime, timezone
 from typing import TYPE_CHECKING
 
 from dra_metadata.cli._arguments import Command, add_output_argument, output_format, parse_timeout
@@ -148,6 +146,8 @@ class _Rows:
         self.shown: dict[tuple[str, str, str], list[str]] = {}
 
     def write(self, health: tuple[DeviceHealth, ...]) -> None:
+        from datetime import datetime, timezone  # noqa: PLC0415 - only while watching
+
         now = datetime.now(timezone.utc).strftime("%H:%M:%S")
         current = {(e.container, e.resource_name, e.resource_id): _row(e) for e in health}
         rows = [[now, *row] for key, row in current.items() if self.shown.get(key) != row]
@@ -170,6 +170,8 @@ class _Rows:
 
 
 def _watch(arguments: argparse.Namespace, out: Output) -> int:
+    import json  # noqa: PLC0415 - compact lines; only while watching
+
     from dra_metadata import kube  # noqa: PLC0415 - the API part, only for this subcommand
 
     as_json = output_format(arguments, out) == "json"
