@@ -25,7 +25,8 @@ PROGRAM = "dra-metadata"
 
 EXIT_OK = 0
 EXIT_NOT_READY = 1
-"""Not ready: timed out, not found, invalid files in ``validate``, output not written."""
+"""Not ready: timed out, not found, invalid files in ``validate``, output not written, a device
+failing ``health --fail-on``."""
 EXIT_USAGE = 2
 EXIT_INVALID = 3
 """The data exists but cannot be decoded, is invalid (``--validate``) or the files disagree."""
@@ -55,7 +56,8 @@ EXIT_BROKEN_PIPE = 141
 EXIT_TERMINATED = _signals.EXIT_TERMINATED
 
 EXIT_CODES_HELP = (
-    "exit codes: 0 ok, 1 not ready or not found, 2 usage, 3 undecodable or invalid data, "
+    "exit codes: 0 ok, 1 not ready or not found (health --fail-on: a device failing), 2 usage, "
+    "3 undecodable or invalid data, "
     "4 stale view (restart the container), 5 Kubernetes API or kubelet refused or "
     "unreachable, 6 cannot read (permission denied, I/O error, not a regular file), 7 a part "
     "of the install is "

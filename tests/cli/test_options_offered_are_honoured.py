@@ -145,6 +145,11 @@ RUNS: dict[tuple[str, str], tuple[list[str], int]] = {
     ),
     ("health", "--pod"): (["health", "--pod", "p", "--timeout", "2s"], 5),
     ("health", "--container"): (["health", "--pod", "p", "--container", "c", "--timeout", "2s"], 5),
+    ("health", "--watch"): (["health", "--pod", "p", "--watch", "--timeout", "2s"], 5),
+    ("health", "--fail-on"): (
+        ["health", "--pod", "p", "--fail-on", "unhealthy", "--timeout", "2s"],
+        5,
+    ),
     ("health", "--timeout"): (["health", "--pod", "p", "--timeout", "500ms"], 5),
     ("health", "--output"): (["health", "--pod", "p", "--output", "json", "--timeout", "2s"], 5),
     ("health", "--debug"): (["health", "--pod", "p", "--debug", "--timeout", "2s"], 1),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -222,7 +223,24 @@ async def kube_watch() -> list[str]:
     names: list[str] = []
     async for status in kube.awatch_claim_status("rdma-nics", template=True, timeout=1.0):
         names.extend(status.device_names())
+    stop = asyncio.Event()
+    async for snapshot in kube.awatch_device_health(container="c", timeout=1.0, stop_event=stop):
+        names.extend(entry.device or entry.unresolved or "" for entry in snapshot)
     return names
+
+
+def kube_health_watch() -> list[str | None]:
+    import threading  # noqa: PLC0415
+
+    from dra_metadata import kube  # noqa: PLC0415
+
+    claims: list[str | None] = []
+    for snapshot in kube.watch_device_health(
+        namespace="ml", pod_name="trainer-0", stop_event=threading.Event()
+    ):
+        first: kube.DeviceHealth = snapshot[0]
+        claims.append(first.claim_name)
+    return claims
 
 
 def kube_pools() -> list[int | None]:
