@@ -157,7 +157,7 @@ def test_watch_writes_a_json_line_per_change(
     assert [e["health"] for e in watch.snapshot()] == ["Unhealthy", "Unhealthy"]
     watch.process.send_signal(signal.SIGTERM)
     code, rest, errors = watch.end()
-    assert (code, rest, errors) == (143, "", "")
+    assert (code, rest, errors) == (143, "", "dra-metadata: terminated\n")  # one line
 
 
 def test_watch_table_rows_and_interrupt(
@@ -221,8 +221,8 @@ def test_watch_table_rows_and_interrupt(
     report_cdi_health(server, namespace, uids, "Unhealthy", "XID 79")
     assert watch.line().split()[6:8] == ["device-01", "Unhealthy"]
     watch.process.send_signal(signal.SIGINT)
-    code, rest, _ = watch.end()
-    assert (code, rest) == (130, "")
+    code, rest, errors = watch.end()
+    assert (code, rest, errors) == (130, "", "dra-metadata: interrupted\n")  # one line
 
 
 def test_watch_ends_at_its_timeout_or_at_the_first_failure(

@@ -78,6 +78,7 @@ class ClientCertificateServer:
         self.listener = socket.create_server(("127.0.0.1", 0))
         self.port = self.listener.getsockname()[1]
         self.refused = 0
+        self.counted = threading.Condition()
         self.thread = threading.Thread(target=self._serve, daemon=True)
         self.thread.start()
 
@@ -95,9 +96,17 @@ class ClientCertificateServer:
             with self.context.wrap_socket(connection, server_side=True):
                 pass  # not reached without a client certificate
         except (ssl.SSLError, OSError):
-            self.refused += 1
+            with self.counted:
+                self.refused += 1
+                self.counted.notify_all()
         finally:
             connection.close()
+
+    def refused_at_least(self, count: int) -> bool:
+        """Whether ``count`` handshakes were refused, waiting for the server's threads to count
+        them (a client may see the alert before the server's thread has counted it)."""
+        with self.counted:
+            return self.counted.wait_for(lambda: self.refused >= count, timeout=60)
 
     def kubeconfig(self, path: Path, user: dict[str, object] | None = None) -> Path:
         document = {
@@ -151,7 +160,7 @@ def test_every_read_names_the_tls_failure(server: ClientCertificateServer) -> No
         assert message.startswith(start), message
         assert message.endswith(server.refusal), message
         assert raised.value.status is None
-    assert server.refused >= CALLS
+    assert server.refused_at_least(CALLS), server.refused
 
 
 @pytest.mark.timeout(300)
