@@ -16,7 +16,6 @@ import io
 import json
 import os
 import re
-import select
 import stat
 import sys
 from collections.abc import Iterable
@@ -138,6 +137,8 @@ def _reader_gone(stream: TextIO) -> bool:
         mode = os.fstat(descriptor).st_mode
         if not (stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)):
             return False
+        import select  # noqa: PLC0415 - only for a pipe or socket, not at every start
+
         poller = select.poll()
         poller.register(descriptor, select.POLLOUT)
         events = poller.poll(0)
