@@ -49,17 +49,6 @@ def terminal_text(text: str) -> str:
     return CODE_SPAN.sub(r"'\1'", text)
 
 
-class HelpFormatter(argparse.RawDescriptionHelpFormatter):
-    """Descriptions and epilogs as written (their indented examples stay so), option help
-    wrapped; code spans shown in quotes (terminal_text)."""
-
-    def _fill_text(self, text: str, width: int, indent: str) -> str:
-        return super()._fill_text(terminal_text(text), width, indent)
-
-    def _split_lines(self, text: str, width: int) -> list[str]:
-        return super()._split_lines(terminal_text(text), width)
-
-
 def terminal_columns() -> int:
     """``shutil.get_terminal_size().columns``, found as it finds it, without importing shutil
     (with the compression modules it imports, more start-up than a whole parser)."""
@@ -76,12 +65,19 @@ def terminal_columns() -> int:
 
 
 class HelpFormatter(argparse.RawDescriptionHelpFormatter):
-    """argparse's formatter of descriptions as written, as wide as the terminal."""
+    """Descriptions and epilogs as written (their indented examples stay so), option help
+    wrapped, as wide as the terminal; code spans shown in quotes (terminal_text)."""
 
     def __init__(self, prog: str, **options: Any) -> None:
         if options.get("width") is None:  # what argparse computes, with shutil
             options["width"] = terminal_columns() - 2
         super().__init__(prog, **options)
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        return super()._fill_text(terminal_text(text), width, indent)
+
+    def _split_lines(self, text: str, width: int) -> list[str]:
+        return super()._split_lines(terminal_text(text), width)
 
 
 class ArgumentParser(argparse.ArgumentParser):
