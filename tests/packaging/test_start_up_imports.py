@@ -59,6 +59,7 @@ READING = {
     "dra_metadata._model._building",  # the decoder's unchecked constructors
     "dra_metadata._model._raw_json",  # comparing raw JSON (fieldsV1) without recursion
     "dra_metadata._model._semver",  # Version, a version attribute's value
+    "dra_metadata._model._notices",  # warnings; logging itself only when there is one
     "dra_metadata._model._typed_reads",  # Device.attribute(..., type=int): the models' own
     "dra_metadata._model._versions",
     "dra_metadata._decoding",  # the fast path: splitting, orjson, the compiled check
