@@ -56,8 +56,7 @@ EXIT_TERMINATED = _signals.EXIT_TERMINATED
 
 EXIT_CODES_HELP = (
     "exit codes: 0 ok, 1 not ready or not found, 2 usage, 3 undecodable or invalid data, "
-    "4 stale view (restart the container), 5 Kubernetes API or kubelet refused or unreachable, "
-    "6 cannot "
+    "4 stale view (restart the container), 5 Kubernetes API or kubelet refused or unreachable, 6 cannot "
     "read (permission denied, I/O error, not a regular file), 7 a part of the install is "
     "missing (an extra: the message says what to install), 70 "
     "internal error, 126/127 exec: COMMAND not runnable/not found, 130 interrupted, 141 output "

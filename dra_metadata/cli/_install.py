@@ -1,10 +1,9 @@
 """Parts of the install a subcommand needs: the extras, checked before it runs.
 
 A subcommand that reads the Kubernetes API needs the ``kube`` extra (lightkube and its HTTP
-client); ``pod-resources`` needs the ``podresources`` extra (grpcio and protobuf). Without it
-the run ends at once with EXIT_NOT_INSTALLED and one line that names the extra, the module
-that is missing and the pip command that installs it where this copy of dra-metadata comes
-from: a checkout (an editable install), a wheel file, or an index.
+client); ``pod-resources`` needs the ``podresources`` extra (grpcio and protobuf). Without it the run ends at once with EXIT_NOT_INSTALLED and one line that names the
+extra, the module that is missing and the pip command that installs it where this copy of
+dra-metadata comes from: a checkout (an editable install), a wheel file, or an index.
 """
 
 from __future__ import annotations

@@ -57,9 +57,7 @@ def refuse_pod_without_template(arguments: argparse.Namespace) -> None:
 def root_refused(command: str) -> str:
     """Why --root is refused: a subcommand that reads only the Kubernetes API has no use of it
     (it offers none; given before the subcommand, it is refused too)."""
-    source = (
-        "the kubelet's PodResources API" if command == "pod-resources" else "the Kubernetes API"
-    )
+    source = "the kubelet's PodResources API" if command == "pod-resources" else "the Kubernetes API"
     return f"--root is the root of metadata files; {command} reads {source}"
 
 
