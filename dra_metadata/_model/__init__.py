@@ -7,7 +7,8 @@ constructors), ``_checks`` (the checks every model shares), ``_typed_reads`` (``
 object metadata, its sources), ``_raw_json`` (kept JSON compared without recursion), ``_wire``
 (the wire form Go's writer encodes), ``_export`` (``to_wire`` and ``to_document``),
 ``_versions`` (group, kind, known API versions), ``_conditions`` (what a wait's
-condition may answer) and ``_errors`` (the one exception hierarchy).
+condition may answer), ``_notices`` (the library's warnings, logging only when there is one)
+and ``_errors`` (the one exception hierarchy).
 May import: the standard library and orjson; pydantic_core only inside the models' schema hook.
 Nothing here reads a file, decodes bytes or knows about the layers above.
 """

@@ -19,6 +19,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from dra_metadata._model._notices import warn
 from dra_metadata._watch import _hub
 
 if TYPE_CHECKING:  # asyncio itself only where a loop runs: a sync wait never imports it
@@ -46,10 +47,9 @@ def log_polling(reason: str) -> None:
     if not _polling_logged:
         _polling_logged = True
         try:
-            import logging  # noqa: PLC0415 - only when there is something to say
-        except (ImportError, OSError):  # out of descriptors: nothing can be said
+            warn("%s; watching by polling instead", reason)
+        except (ImportError, OSError):  # out of descriptors (importing logging): nothing said
             return
-        logging.getLogger("dra_metadata").warning("%s; watching by polling instead", reason)
 
 
 def _limit(name: str) -> str:

@@ -22,6 +22,7 @@ from dra_metadata._model._conditions import (
 from dra_metadata._model._errors import StaleMetadataError, WaitTimeoutError
 from dra_metadata._model._metadata import DeviceMetadata
 from dra_metadata._model._models import Device, camel
+from dra_metadata._model._notices import warn
 from dra_metadata._reading._missing import describe_missing, describe_other_kind
 from dra_metadata._reading._paths import StrPath
 from dra_metadata._watch._engine import Watcher, claim_watcher
@@ -116,9 +117,7 @@ def _announce(watcher: Watcher, missing: Missing | None) -> str | None:
     mounted as the other kind; that sentence, which every reason then ends with."""
     notice = None if missing is None else missing.other_kind()
     if notice is not None:
-        import logging  # noqa: PLC0415 - only when there is something to say
-
-        logging.getLogger("dra_metadata").warning(
+        warn(
             "%s: this wait is likely in vain: %s", watcher.single_file or watcher.directory, notice
         )
     return notice

@@ -12,7 +12,6 @@ import os
 import re
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any, NoReturn
 
 import dra_metadata
@@ -20,24 +19,51 @@ from dra_metadata.cli._exit import EXIT_USAGE, UsageError
 from dra_metadata.cli._output import Output, safe_text
 
 
-@dataclass(frozen=True)
 class Command:
-    """One subcommand: its module in ``_commands`` defines it as ``COMMAND``."""
+    """One subcommand: its module in ``_commands`` defines it as ``COMMAND``.
 
-    name: str
-    summary: str
-    """One line in the list of commands."""
-    description: str
-    examples: tuple[str, ...]
-    add_arguments: Callable[[argparse.ArgumentParser], None]
-    run: Callable[[argparse.Namespace, Output], int]
-    """Returns the exit code; raises UsageError or the library's errors."""
-    exit_codes: str = ""
-    """What the exit codes mean for this command, when that says more than the general list."""
-    reads_files: bool = True
-    """False for a subcommand that reads only the Kubernetes API: it offers no ``--root``."""
-    needs_extra: str | None = None
-    """The extra of the install the subcommand cannot run without (checked before it runs)."""
+    ``summary`` is its line in the list of commands; ``run`` returns the exit code and raises
+    UsageError or the library's errors; ``exit_codes`` says what the exit codes mean for this
+    command, when that says more than the general list; ``reads_files`` is False for a
+    subcommand that reads only the Kubernetes API (it offers no ``--root``); ``needs_extra``
+    names the extra of the install the subcommand cannot run without (checked before it runs).
+    A plain class, not a dataclass: every start makes one, and a dataclass's generated methods
+    cost more than the rest of it.
+    """
+
+    __slots__ = (
+        "add_arguments",
+        "description",
+        "examples",
+        "exit_codes",
+        "name",
+        "needs_extra",
+        "reads_files",
+        "run",
+        "summary",
+    )
+
+    def __init__(
+        self,
+        name: str,
+        summary: str,
+        description: str,
+        examples: tuple[str, ...],
+        add_arguments: Callable[[argparse.ArgumentParser], None],
+        run: Callable[[argparse.Namespace, Output], int],
+        exit_codes: str = "",
+        reads_files: bool = True,
+        needs_extra: str | None = None,
+    ) -> None:
+        self.name = name
+        self.summary = summary
+        self.description = description
+        self.examples = examples
+        self.add_arguments = add_arguments
+        self.run = run
+        self.exit_codes = exit_codes
+        self.reads_files = reads_files
+        self.needs_extra = needs_extra
 
 
 CODE_SPAN = re.compile(r"`([^`\n]+)`")

@@ -9,7 +9,6 @@ dra-metadata comes from: a checkout (an editable install), a wheel file, or an i
 
 from __future__ import annotations
 
-import importlib.util
 import sys
 from pathlib import Path
 
@@ -42,6 +41,8 @@ def check_extra(extra: str, reason: str) -> None:
 
 
 def _importable(module: str) -> bool:
+    import importlib.util  # noqa: PLC0415 - only for a subcommand that needs an extra
+
     try:
         return importlib.util.find_spec(module) is not None
     except (ImportError, ValueError):  # a parent package missing, or broken

@@ -16,7 +16,6 @@ import io
 import json
 import os
 import re
-import select
 import stat
 import sys
 from collections.abc import Iterable
@@ -29,12 +28,12 @@ from dra_metadata import DeviceAttribute
 
 # C0 and C1 controls and DEL; Unicode line breaks; invisible and bidirectional formatting
 # characters (a file name can read backwards on a terminal); lone surrogates.
-_UNSAFE = re.compile(
+_UNSAFE = (  # patterns compiled on first use (re caches them): a JSON show uses none
     "[\x00-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff\ud800-\udfff]"
 )
 _NAMED_ESCAPES = {"\t": "\\t", "\n": "\\n", "\r": "\\r"}
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
-_NON_ASCII = re.compile("[^\x00-\x7f]")
+_LONE_SURROGATE = "[\ud800-\udfff]"
+_NON_ASCII = "[^\x00-\x7f]"
 
 
 def _escape(match: re.Match[str]) -> str:
@@ -50,7 +49,7 @@ def _escape(match: re.Match[str]) -> str:
 
 def safe_text(text: str) -> str:
     """``text`` as a terminal should show it: control and formatting characters escaped."""
-    return _UNSAFE.sub(_escape, text)
+    return re.sub(_UNSAFE, _escape, text)
 
 
 class OutputError(Exception):
@@ -104,7 +103,7 @@ class Output:
             try:
                 text.encode(encoding)
             except UnicodeEncodeError:
-                text = _NON_ASCII.sub(lambda match: json.dumps(match.group())[1:-1], text)
+                text = re.sub(_NON_ASCII, lambda match: json.dumps(match.group())[1:-1], text)
         self.write(text)
 
     def flush(self) -> None:
@@ -138,6 +137,8 @@ def _reader_gone(stream: TextIO) -> bool:
         mode = os.fstat(descriptor).st_mode
         if not (stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)):
             return False
+        import select  # noqa: PLC0415 - only for a pipe or socket, not at every start
+
         poller = select.poll()
         poller.register(descriptor, select.POLLOUT)
         events = poller.poll(0)
@@ -152,7 +153,7 @@ def json_text(value: object) -> str:
         return orjson.dumps(value, option=orjson.OPT_INDENT_2).decode()
     except orjson.JSONEncodeError:
         text = json.dumps(value, indent=2, ensure_ascii=False)
-        return _LONE_SURROGATE.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
+        return re.sub(_LONE_SURROGATE, lambda match: f"\\u{ord(match.group()):04x}", text)
 
 
 def table(rows: list[list[str]], out: Output) -> None:

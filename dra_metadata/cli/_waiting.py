@@ -16,7 +16,7 @@ import re
 import sys
 import time
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -24,6 +24,7 @@ from typing import Any, Literal
 import dra_metadata
 from dra_metadata import Device, DeviceMetadata, MetadataValidationError
 from dra_metadata._model._errors import shown_names
+from dra_metadata._model._notices import divert, end_diversion
 from dra_metadata._reading._paths import request_dir
 from dra_metadata.cli._arguments import parse_duration, parse_poll_interval
 from dra_metadata.cli._exit import PROGRAM, UsageError, complain
@@ -365,19 +366,15 @@ def wait_until_ready(arguments: argparse.Namespace, wait: Wait) -> DeviceMetadat
 
 @contextmanager
 def _warnings_on_stderr() -> Iterator[None]:
-    """The dra_metadata logger's warnings as the command's own lines, while it waits."""
-    import logging  # noqa: PLC0415 - not loaded by the subcommands that do not wait
+    """The library's warnings (those of the dra_metadata logger) as the command's own lines,
+    while it waits; logging is not loaded for them."""
 
-    class Complain(logging.Handler):
-        def emit(self, record: logging.LogRecord) -> None:
-            complain(record.getMessage())
+    def show(message: str) -> None:
+        with suppress(Exception):  # as with a logging handler's error: a warning ends no wait
+            complain(message)
 
-    logger = logging.getLogger("dra_metadata")
-    handler = Complain(logging.WARNING)
-    logger.addHandler(handler)
-    propagate, logger.propagate = logger.propagate, False
+    divert(show)
     try:
         yield
     finally:
-        logger.removeHandler(handler)
-        logger.propagate = propagate
+        end_diversion(show)

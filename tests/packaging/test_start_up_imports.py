@@ -42,8 +42,8 @@ COMMAND_LINE = {
     "locale",  # gettext's language lookup
     "_locale",
     "signal",  # SIGINT and SIGTERM end the command with one line and 130/143
-    "select",  # the output waits for a full pipe to drain rather than fail
-    "shlex",  # show -o env: values quoted for a shell
+    "select",  # stdout a pipe (as here): whether its reader is gone, before a write fails
+    "shlex",  # show -o env, a value that needs quoting for a shell (not loaded otherwise)
 }
 # Ours: the public faces, then the stages a read needs, nothing of watching, validation, the
 # Kubernetes API or writing.
@@ -55,12 +55,19 @@ READING = {
     "dra_metadata._model._metadata",
     "dra_metadata._model._models",
     "dra_metadata._model._repr",
+    "dra_metadata._model._attributes",  # DeviceAttribute, AttributeMap
+    "dra_metadata._model._building",  # the decoder's unchecked constructors
+    "dra_metadata._model._raw_json",  # comparing raw JSON (fieldsV1) without recursion
+    "dra_metadata._model._semver",  # Version, a version attribute's value
+    "dra_metadata._model._notices",  # warnings; logging itself only when there is one
+    "dra_metadata._model._typed_reads",  # Device.attribute(..., type=int): the models' own
     "dra_metadata._model._versions",
     "dra_metadata._decoding",  # the fast path: splitting, orjson, the compiled check
     "dra_metadata._decoding._convert",
     "dra_metadata._decoding._decode",
     "dra_metadata._decoding._fields",
     "dra_metadata._decoding._gotime",
+    "dra_metadata._decoding._hints",  # what a syntax error's message adds (a BOM, not JSON)
     "dra_metadata._decoding._speedups",
     "dra_metadata._decoding._split",
     "dra_metadata._reading",  # paths, the bounded read, selection, not-found help
@@ -80,6 +87,8 @@ SHOW = {
     "dra_metadata.cli._commands",
     "dra_metadata.cli._commands.show",
     "dra_metadata.cli._exit",
+    "dra_metadata.cli._install",  # the extra a subcommand needs, checked before it runs
+    "dra_metadata.cli._kube",  # --root refused by the subcommands that read only the API
     "dra_metadata.cli._output",
 }
 # Never on a one-shot command's path: each is a large import tree (and the reason why).

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import re
-import shlex
 from pathlib import Path
 
 import dra_metadata
@@ -99,7 +98,11 @@ def shown_value(attribute: dra_metadata.DeviceAttribute) -> str:
         return text  # "(int, string)": no value to quote
     if value is None:
         return text  # "(unset)"
-    return shlex.quote(text) if not text or _NEEDS_QUOTES.search(text) else text
+    if text and not _NEEDS_QUOTES.search(text):
+        return text
+    import shlex  # noqa: PLC0415 - only for -o env with a value that needs quoting
+
+    return shlex.quote(text)
 
 
 _NEEDS_QUOTES = re.compile(r"[\s'\"\\\x00-\x1f\x7f-\x9f$`]")
