@@ -29,6 +29,8 @@ CODE_BLOCK_WIDTH = 80
 """Characters of a code block line that the theme shows without scrolling on a desktop screen:
 Material's content column (61rem grid, both sidebars) holds 80.2 characters of its code font
 (13.6 px at 1280 px wide, 15 px at 1920 px: the same count), measured in Chromium."""
+_NAVIGATED = ("Inspected target navigated or closed", "Execution context was destroyed")
+"""What Chromium answers to a question asked of a page that navigated away meanwhile."""
 CHROMIUM_NAMES = ("chromium", "chromium-browser", "google-chrome")
 SKIP_REASON = (
     "no Chromium to open the site in: install Debian's chromium (apt-get install chromium), "
@@ -168,10 +170,19 @@ class Browser:
         return result["result"].get("value")
 
     def until(self, expression: str, *, seconds: float = 60) -> Any:
-        """The value of ``expression`` once it is truthy; AssertionError after ``seconds``."""
+        """The value of ``expression`` once it is truthy; AssertionError after ``seconds``.
+
+        A page that navigates away while it is asked (a clicked link) is asked again: the
+        question goes to the page that replaces it.
+        """
         deadline = time.monotonic() + seconds
         while True:
-            value = self.evaluate(expression)
+            try:
+                value = self.evaluate(expression)
+            except RuntimeError as error:
+                if not any(sign in str(error) for sign in _NAVIGATED):
+                    raise
+                value = None
             if value:
                 return value
             if time.monotonic() > deadline:

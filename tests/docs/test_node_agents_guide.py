@@ -34,15 +34,45 @@ def _real_pods() -> list[podresources.PodResources]:
     return [_mapping.pod_resources(pod) for pod in response.pod_resources]
 
 
-def test_the_guides_table_is_the_commands_for_the_real_answer() -> None:
-    page = blocks(GUIDE)
-    (table,) = [block for block in page if block.language == "text"]
+def _example_pods() -> list[podresources.PodResources]:
+    """The guide's table's pod: a claim of its own and one from a template, as on the real node.
+
+    The real answer's rows are 100 characters wide, wider than a code block of the site shows
+    (test_code_block_width.py); the guide shows this narrower answer, and its JSON the real one.
+    """
+    gpu = podresources.ClaimResource("gpu.example.com", "node-7", "gpu-0")
+    nic = podresources.ClaimResource("nic.example.com", "node-7", "eth-1")
+    claims = (
+        podresources.DynamicResource("gpus", "ml", (gpu,)),
+        podresources.DynamicResource("job-0-nic-x7k2p", "ml", (nic,)),
+    )
+    container = podresources.ContainerResources("trainer", dynamic_resources=claims)
+    return [podresources.PodResources("job-0", "ml", (container,))]
+
+
+def _table(pods: list[podresources.PodResources]) -> str:
     arguments = build_parser("pod-resources").parse_args(["pod-resources", "-o", "table"])
     stream = io.StringIO()
     out = Output(stream)
-    pod_resources.show(_real_pods(), arguments, out)
+    pod_resources.show(pods, arguments, out)
     out.flush()
-    assert stream.getvalue() == table.code
+    return stream.getvalue()
+
+
+def test_the_guides_table_is_the_commands_for_its_pod() -> None:
+    page = blocks(GUIDE)
+    (table,) = [block for block in page if block.language == "text"]
+    assert _table(_example_pods()) == table.code
+
+
+def test_the_real_answer_has_the_guides_columns_and_the_claims_it_names() -> None:
+    real = _table(_real_pods()).splitlines()
+    (table,) = [block for block in blocks(GUIDE) if block.language == "text"]
+    assert real[0].split() == table.code.splitlines()[0].split()
+    assert [row.split()[3] for row in real[1:]] == ["claim-direct", "dra-meta-fromtmpl-wxrv9"]
+    text = GUIDE.read_text()
+    assert "`dra-meta-fromtmpl-wxrv9`" in text
+    assert "`test-driver.cdi.k8s.io`" in text
 
 
 def _keys(value: Any) -> Any:

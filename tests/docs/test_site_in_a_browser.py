@@ -72,10 +72,14 @@ def test_the_search_finds_the_pages_that_hold_a_word(browser: Browser, site: str
         "[...document.querySelectorAll('.md-search-result__item > a')].map(a => a.href)"
     )
     assert f"{site}guides/kubernetes-api/" in links, links
-    # A result leads to its page.
+    # A result leads to its page: wait for that page (the search page is complete too, so
+    # its readyState alone says nothing), then look at its title.
+    first = links[0]
+    assert first.startswith(site), links
+    assert first != site, links
     browser.evaluate("document.querySelector('.md-search-result__item > a').click()")
-    browser.until("document.readyState === 'complete' && !location.href.endsWith(':/')")
-    assert browser.evaluate("document.querySelector('.md-content h1').textContent")
+    browser.until(f"location.href === {json.dumps(first)} && document.readyState === 'complete'")
+    assert browser.evaluate("document.querySelector('.md-content h1').textContent.trim()")
 
 
 @pytest.mark.timeout(600)
