@@ -72,7 +72,10 @@ def pod(node: Node) -> Pod:
     _apply_reader_rbac(node, NAMESPACE)
     node.create(
         f"/apis/resource.k8s.io/v1/namespaces/{NAMESPACE}/resourceclaims",
-        {"metadata": {"name": DIRECT_CLAIM}, "spec": {"devices": {"requests": [_request("req-a")]}}},
+        {
+            "metadata": {"name": DIRECT_CLAIM},
+            "spec": {"devices": {"requests": [_request("req-a")]}},
+        },
     )
     node.create(
         f"/apis/resource.k8s.io/v1/namespaces/{NAMESPACE}/resourceclaimtemplates",

@@ -211,7 +211,9 @@ class Node:
         self.processes[name] = Process(name, process, log)
         return self.processes[name]
 
-    def _timed(self, name: str, ready: Callable[[], bool], timeout: float = STARTUP_TIMEOUT) -> None:
+    def _timed(
+        self, name: str, ready: Callable[[], bool], timeout: float = STARTUP_TIMEOUT
+    ) -> None:
         process = self.processes.get(name)
 
         def check() -> bool:
@@ -317,7 +319,9 @@ class Node:
             "/apis/resource.k8s.io/v1/deviceclasses",
             {
                 "metadata": {"name": DRIVER_NAME},
-                "spec": {"selectors": [{"cel": {"expression": f'device.driver == "{DRIVER_NAME}"'}}]},
+                "spec": {
+                    "selectors": [{"cel": {"expression": f'device.driver == "{DRIVER_NAME}"'}}]
+                },
             },
         )
 
@@ -381,7 +385,9 @@ class Node:
         node = self.get(f"/api/v1/nodes/{NODE_NAME}")
         conditions = (node or {}).get("status", {}).get("conditions", [])
         taints = (node or {}).get("spec", {}).get("taints", [])
-        return not taints and any(c["type"] == "Ready" and c["status"] == "True" for c in conditions)
+        return not taints and any(
+            c["type"] == "Ready" and c["status"] == "True" for c in conditions
+        )
 
     def _slice_published(self) -> bool:
         slices = self.get(
@@ -454,9 +460,7 @@ class Node:
         pods = self.request("GET", "/api/v1/pods")["items"]
         for pod in pods:
             meta = pod["metadata"]
-            self.request(
-                "DELETE", f"/api/v1/namespaces/{meta['namespace']}/pods/{meta['name']}"
-            )
+            self.request("DELETE", f"/api/v1/namespaces/{meta['namespace']}/pods/{meta['name']}")
         self.wait_for(
             "the pods' deletion", lambda: not self.request("GET", "/api/v1/pods")["items"], 60
         )
@@ -470,10 +474,14 @@ class Node:
             "-n",
             "k8s.io",
         ]
-        listed = subprocess.run([*ctr, "tasks", "ls", "-q"], capture_output=True, text=True)
+        listed = subprocess.run(
+            [*ctr, "tasks", "ls", "-q"], check=False, capture_output=True, text=True
+        )
         for task in listed.stdout.split():
-            subprocess.run([*ctr, "tasks", "kill", "-s", "SIGKILL", task], capture_output=True)
-            subprocess.run([*ctr, "tasks", "rm", "-f", task], capture_output=True)
+            subprocess.run(
+                [*ctr, "tasks", "kill", "-s", "SIGKILL", task], check=False, capture_output=True
+            )
+            subprocess.run([*ctr, "tasks", "rm", "-f", task], check=False, capture_output=True)
 
 
 def _component_flags(kubeconfig: Path, cert_dir: Path) -> list[str]:
@@ -501,6 +509,7 @@ def _unix_answers(path: Path) -> bool:
 
 
 # The machine: the bridge, mounts, cgroups, leftover processes ----------------------------------
+
 
 def _machine_paths() -> list[Path]:
     """What a run may create outside its state directory: the CDI folder, the folder of
@@ -563,7 +572,7 @@ def wipe(state: Path, made: list[Path] | None = None) -> None:
     machine paths in ``made`` (those the run created)."""
     _kill_leftovers(state)
     for point in _mounts_under(state):
-        subprocess.run(["umount", "-l", point], capture_output=True)
+        subprocess.run(["umount", "-l", point], check=False, capture_output=True)
     if Path(f"/sys/class/net/{BRIDGE}").exists():
         subprocess.run(["ip", "link", "del", BRIDGE], check=True)
     shutil.rmtree(state, ignore_errors=True)

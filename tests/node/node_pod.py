@@ -126,7 +126,7 @@ def pod_manifest(
     environment = {
         "PATH": f"{sys.prefix}/bin:/bin:/usr/bin:/sbin:/usr/sbin",
         "PYTHONDONTWRITEBYTECODE": "1",
-        "HOME": "/tmp",
+        "HOME": "/tmp",  # noqa: S108 - the container's own /tmp
         "KUBERNETES_SERVICE_HOST": "127.0.0.1",
         "KUBERNETES_SERVICE_PORT": str(api_port),
     }
@@ -196,9 +196,14 @@ class Pod:
             (self.exchange / f"{request}.stderr").read_text(),
         )
 
+    @property
+    def python_executable(self) -> str:
+        """The virtual environment's interpreter, at the same path as on the host."""
+        return f"{sys.prefix}/bin/python"
+
     def python(self, source: str, *, timeout: float = 120.0) -> Completed:
         """Run ``source`` with the project's interpreter in the container."""
-        return self.run(f"{sys.prefix}/bin/python", "-c", source, timeout=timeout)
+        return self.run(self.python_executable, "-c", source, timeout=timeout)
 
 
 def start_pod(node: Node, namespace: str, name: str, claims: list[dict[str, Any]]) -> Pod:
