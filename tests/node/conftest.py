@@ -1,12 +1,15 @@
 """The real node (node_harness.py) and the pod the in-pod tests run their commands in.
 
-The node is session-scoped and owned by one process at a time (a lock, node_harness.LOCK): run
-these tests with ``-n 0`` so that it starts once (docs/development.md); with several xdist
-workers, each worker that runs one of them starts its own node after the one before has stopped.
+The node is session-scoped and machine-wide (one bridge, one state directory, a lock): one
+process owns it, so these tests run with ``-n 0`` (or one xdist worker). Under several workers
+(the suite's ``-n auto``) they are skipped saying so: each worker would start its own node after
+the previous one's whole session ended, so the later workers' tests would wait on the others'
+unrelated tests (docs/development.md).
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -36,6 +39,11 @@ def node(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Node]:
     folder = node_harness.assets()
     if folder is None:
         pytest.skip(node_harness.missing_assets())
+    if int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1")) > 1:
+        pytest.skip(
+            "the real node runs in one process: run these tests with -n 0 "
+            f"({node_harness.ASSETS_VARIABLE}=... python -m pytest tests/node -n 0)"
+        )
     with node_harness.running(folder, tmp_path_factory.mktemp("node-logs")) as running:
         yield running
 

@@ -1,0 +1,111 @@
+"""Device health read from inside a real pod with its ServiceAccount under the example's
+least-privilege Role, as the kubelet reports it from the driver's health stream."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import orjson
+import pytest
+
+from node_harness import Node
+from node_pod import Pod
+
+pytestmark = pytest.mark.timeout(900)
+
+READER = "system:serviceaccount:dra-meta:dra-metadata-reader"
+
+
+def _allowed(node: Node, verb: str, resource: str, group: str = "") -> bool:
+    review = node.create(
+        "/apis/authorization.k8s.io/v1/subjectaccessreviews",
+        {
+            "apiVersion": "authorization.k8s.io/v1",
+            "kind": "SubjectAccessReview",
+            "spec": {
+                "user": READER,
+                "groups": ["system:serviceaccounts", "system:serviceaccounts:dra-meta"],
+                "resourceAttributes": {
+                    "namespace": "dra-meta",
+                    "verb": verb,
+                    "group": group,
+                    "resource": resource,
+                },
+            },
+        },
+    )
+    return bool(review["status"].get("allowed"))
+
+
+def test_the_pods_service_account_may_read_its_pod_and_claims_and_no_more(
+    node: Node, pod: Pod
+) -> None:
+    assert pod.get()["spec"]["serviceAccountName"] == READER.rpartition(":")[2]
+    assert _allowed(node, "get", "pods")
+    assert _allowed(node, "get", "resourceclaims", "resource.k8s.io")
+    assert not _allowed(node, "list", "pods")
+    assert not _allowed(node, "update", "pods")
+    assert not _allowed(node, "list", "resourceclaims", "resource.k8s.io")
+
+
+def _health(pod: Pod) -> dict[str, tuple[str, str]]:
+    """``dra-metadata health`` in the pod: pod claim name -> (health, message)."""
+    shown = pod.run("dra-metadata", "health", "-o", "json")
+    assert shown.returncode == 0, shown.stderr
+    rows = orjson.loads(shown.stdout)
+    assert {row["container"] for row in rows} == {"c"}
+    return {row["podClaimName"]: (row["health"], row["message"]) for row in rows}
+
+
+def _kubelet_reports(pod: Pod) -> dict[str, tuple[str, str]]:
+    status: dict[str, Any] = pod.get()["status"]
+    return {
+        entry["name"].removeprefix("claim:"): (resource["health"], resource.get("message", ""))
+        for container in status.get("containerStatuses", [])
+        for entry in container.get("allocatedResourcesStatus", [])
+        for resource in entry["resources"]
+    }
+
+
+def test_health_reads_every_device_from_inside_the_pod(node: Node, pod: Pod) -> None:
+    if node.health_controllable:
+        expected = ("Healthy", "set by the node harness")
+        node.wait_for("Healthy devices", lambda: set(_kubelet_reports(pod).values()) == {expected})
+        assert _health(pod) == {"direct": expected, "fromtmpl": expected}
+    else:  # the upstream driver reports no device: the kubelet says Unknown after 30 s
+        assert set(_health(pod)) <= {"direct", "fromtmpl"}
+
+
+def _report(node: Node, pod: Pod, health: str, message: str) -> float:
+    """Make the driver report every device ``health``; the seconds until the pod shows it."""
+    node.device_health_file.write_text(f"{health} {message}\n")
+    wanted = (health, message)
+    started = time.monotonic()
+    node.wait_for(
+        f"the kubelet to report {health}",
+        lambda: set(_kubelet_reports(pod).values()) == {wanted},
+        timeout=120,
+    )
+    return time.monotonic() - started
+
+
+def test_health_follows_the_device_unhealthy_then_healthy_again(node: Node, pod: Pod) -> None:
+    if not node.health_controllable:
+        pytest.skip(
+            "the driver in $DRA_METADATA_NODE_ASSETS/bin reports no device health: put "
+            "test-driver-health (the e2e test driver with --device-health-file) beside it"
+        )
+    try:
+        node.timings["kubelet reports Unhealthy"] = _report(node, pod, "Unhealthy", "ECC errors")
+        assert _health(pod) == {
+            "direct": ("Unhealthy", "ECC errors"),
+            "fromtmpl": ("Unhealthy", "ECC errors"),
+        }
+        node.timings["kubelet reports Healthy"] = _report(node, pod, "Healthy", "recovered")
+        assert _health(pod) == {
+            "direct": ("Healthy", "recovered"),
+            "fromtmpl": ("Healthy", "recovered"),
+        }
+    finally:
+        _report(node, pod, "Healthy", "set by the node harness")
