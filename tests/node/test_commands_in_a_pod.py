@@ -6,7 +6,8 @@ from __future__ import annotations
 import orjson
 import pytest
 
-from node_harness import DRIVER_NAME, NODE_NAME
+from node_config import NODE_NAME
+from node_harness import DRIVER_NAME
 from node_pod import Pod
 
 pytestmark = pytest.mark.timeout(900)

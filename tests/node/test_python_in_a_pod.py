@@ -10,7 +10,8 @@ import orjson
 import pytest
 
 import node_config
-from node_harness import DRIVER_NAME, NODE_NAME, Node
+from node_config import NODE_NAME
+from node_harness import DRIVER_NAME, Node
 from node_pod import Pod
 
 pytestmark = pytest.mark.timeout(900)
