@@ -5,75 +5,87 @@
 >>> [device.attribute("uuid") for device in metadata.devices]  # doctest: +SKIP
 """
 
-from typing import TYPE_CHECKING as _TYPE_CHECKING
-from typing import Any as _Any
-
-from dra_metadata._decoding._decode import DecodeResult, decode_stream
-from dra_metadata._model._errors import (
-    AttributeNotFoundError,
-    AttributeValueError,
-    DeviceMetadataError,
-    InvalidNameError,
-    KubeAPIError,
-    MetadataConflictError,
-    MetadataDecodeError,
-    MetadataEncodeError,
-    MetadataNotFoundError,
-    MetadataReadError,
-    MetadataTooLargeError,
-    MetadataValidationError,
-    MetadataWriteError,
-    NoCompatibleVersionError,
-    NoMetadataError,
-    StaleMetadataError,
-    WaitTimeoutError,
-)
-from dra_metadata._model._metadata import (
-    DeviceMetadata,
-    DeviceMetadataRequest,
-    ManagedFieldsEntry,
-    MetadataSource,
-    ObjectMeta,
-    OwnerReference,
-)
-from dra_metadata._model._models import (
-    AttributeMap,
-    AttributeValue,
-    Device,
-    DeviceAttribute,
-    NetworkDeviceData,
-)
-from dra_metadata._model._semver import Version
-from dra_metadata._model._versions import GROUP_NAME, KIND, KNOWN_API_VERSIONS
-from dra_metadata._reading._paths import (
-    CONTAINER_DIR,
-    METADATA_FILE_SUFFIX,
-    RESOURCE_CLAIM_TEMPLATES_SUBDIR,
-    RESOURCE_CLAIMS_SUBDIR,
-    ROOT_ENVIRONMENT_VARIABLE,
-    default_root,
-    metadata_file_name,
-    resource_claim_file_path,
-    resource_claim_request_dir,
-    resource_claim_template_file_path,
-    resource_claim_template_request_dir,
-)
-from dra_metadata._reading._read import (
-    DEFAULT_MAX_SIZE,
-    read_claim_metadata,
-    read_metadata_file,
-    read_template_metadata,
-)
-
-if _TYPE_CHECKING:
+# typing.TYPE_CHECKING without importing typing (mypy and the other checkers know the name).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from dra_metadata._decoding._decode import (
+        DecodeResult,
+        decode_stream,
+    )
+    from dra_metadata._model._errors import (
+        AttributeNotFoundError,
+        AttributeValueError,
+        DeviceMetadataError,
+        InvalidNameError,
+        KubeAPIError,
+        MetadataConflictError,
+        MetadataDecodeError,
+        MetadataEncodeError,
+        MetadataNotFoundError,
+        MetadataReadError,
+        MetadataTooLargeError,
+        MetadataValidationError,
+        MetadataWriteError,
+        NoCompatibleVersionError,
+        NoMetadataError,
+        PodResourcesError,
+        StaleMetadataError,
+        WaitTimeoutError,
+    )
+    from dra_metadata._model._metadata import (
+        DeviceMetadata,
+        DeviceMetadataRequest,
+        ManagedFieldsEntry,
+        MetadataSource,
+        ObjectMeta,
+        OwnerReference,
+    )
+    from dra_metadata._model._models import (
+        AttributeMap,
+        AttributeValue,
+        Device,
+        DeviceAttribute,
+        NetworkDeviceData,
+    )
+    from dra_metadata._model._semver import Version
+    from dra_metadata._model._versions import (
+        GROUP_NAME,
+        KIND,
+        KNOWN_API_VERSIONS,
+    )
     from dra_metadata._reading._listing import (
         MountedClaim,
         MountedDevice,
         list_claims,
         list_devices,
     )
-    from dra_metadata._validation._schema import json_schema
-    from dra_metadata._validation._validate import FieldError, Profile, validate
+    from dra_metadata._reading._paths import (
+        CONTAINER_DIR,
+        METADATA_FILE_SUFFIX,
+        RESOURCE_CLAIM_TEMPLATES_SUBDIR,
+        RESOURCE_CLAIMS_SUBDIR,
+        ROOT_ENVIRONMENT_VARIABLE,
+        default_root,
+        metadata_file_name,
+        resource_claim_file_path,
+        resource_claim_request_dir,
+        resource_claim_template_file_path,
+        resource_claim_template_request_dir,
+    )
+    from dra_metadata._reading._read import (
+        DEFAULT_MAX_SIZE,
+        read_claim_metadata,
+        read_metadata_file,
+        read_template_metadata,
+    )
+    from dra_metadata._validation._schema import (
+        json_schema,
+    )
+    from dra_metadata._validation._validate import (
+        FieldError,
+        Profile,
+        validate,
+    )
     from dra_metadata._watch import (
         FORCE_POLLING_ENVIRONMENT_VARIABLE,
         NETWORK_FIELDS,
@@ -97,13 +109,120 @@ if _TYPE_CHECKING:
         watch_template_metadata,
     )
 
-# Imported on first use: reading (what init containers and workloads do first) must start fast.
-_LAZY = {
-    "json_schema": "_validation._schema",
+    __version__: str
+    """The installed distribution's version (``0.1.0``)."""
+
+# Every public name is imported on first use: `import dra_metadata` costs next to nothing, and a
+# command or program pays only for the parts it uses (a read never loads watching, validation or
+# the Kubernetes API; see docs/explanation/performance.md). `dra_metadata.X` is the same object
+# as `from dra_metadata._stage._module import X`, cached here once looked up.
+_LAZY: dict[str, str] = {
     **dict.fromkeys(
-        ("MountedClaim", "MountedDevice", "list_claims", "list_devices"), "_reading._listing"
+        (
+            "DecodeResult",
+            "decode_stream",
+        ),
+        "_decoding._decode",
     ),
-    **dict.fromkeys(("FieldError", "Profile", "validate"), "_validation._validate"),
+    **dict.fromkeys(
+        (
+            "AttributeNotFoundError",
+            "AttributeValueError",
+            "DeviceMetadataError",
+            "InvalidNameError",
+            "KubeAPIError",
+            "MetadataConflictError",
+            "MetadataDecodeError",
+            "MetadataEncodeError",
+            "MetadataNotFoundError",
+            "MetadataReadError",
+            "MetadataTooLargeError",
+            "MetadataValidationError",
+            "MetadataWriteError",
+            "NoCompatibleVersionError",
+            "NoMetadataError",
+            "PodResourcesError",
+            "StaleMetadataError",
+            "WaitTimeoutError",
+        ),
+        "_model._errors",
+    ),
+    **dict.fromkeys(
+        (
+            "DeviceMetadata",
+            "DeviceMetadataRequest",
+            "ManagedFieldsEntry",
+            "MetadataSource",
+            "ObjectMeta",
+            "OwnerReference",
+        ),
+        "_model._metadata",
+    ),
+    **dict.fromkeys(
+        (
+            "AttributeMap",
+            "AttributeValue",
+            "Device",
+            "DeviceAttribute",
+            "NetworkDeviceData",
+        ),
+        "_model._models",
+    ),
+    "Version": "_model._semver",
+    **dict.fromkeys(
+        (
+            "GROUP_NAME",
+            "KIND",
+            "KNOWN_API_VERSIONS",
+        ),
+        "_model._versions",
+    ),
+    **dict.fromkeys(
+        (
+            "CONTAINER_DIR",
+            "METADATA_FILE_SUFFIX",
+            "RESOURCE_CLAIM_TEMPLATES_SUBDIR",
+            "RESOURCE_CLAIMS_SUBDIR",
+            "ROOT_ENVIRONMENT_VARIABLE",
+            "default_root",
+            "metadata_file_name",
+            "resource_claim_file_path",
+            "resource_claim_request_dir",
+            "resource_claim_template_file_path",
+            "resource_claim_template_request_dir",
+        ),
+        "_reading._paths",
+    ),
+    **dict.fromkeys(
+        (
+            "DEFAULT_MAX_SIZE",
+            "read_claim_metadata",
+            "read_metadata_file",
+            "read_template_metadata",
+        ),
+        "_reading._read",
+    ),
+    **dict.fromkeys(
+        (
+            "MountedClaim",
+            "MountedDevice",
+            "list_claims",
+            "list_devices",
+        ),
+        "_reading._listing",
+    ),
+    **dict.fromkeys(
+        ("json_schema",),
+        "_validation._schema",
+    ),
+    **dict.fromkeys(
+        (
+            "FieldError",
+            "Profile",
+            "validate",
+        ),
+        "_validation._validate",
+    ),
     **dict.fromkeys(
         (
             "FORCE_POLLING_ENVIRONMENT_VARIABLE",
@@ -176,6 +295,7 @@ __all__ = [
     "NoMetadataError",
     "ObjectMeta",
     "OwnerReference",
+    "PodResourcesError",
     "Profile",
     "StaleMetadataError",
     "StopEvent",
@@ -218,16 +338,21 @@ def __dir__() -> list[str]:
     return sorted({*globals(), *__all__, "__version__"})
 
 
-def __getattr__(name: str) -> _Any:
-    module = _LAZY.get(name)
-    if module is not None:
-        from importlib import import_module  # noqa: PLC0415
+if not TYPE_CHECKING:  # checkers see the imports above, so a misspelt name stays an error
 
-        value = getattr(import_module(f"dra_metadata.{module}"), name)
-        globals()[name] = value
-        return value
-    if name == "__version__":  # looked up on demand: reading package metadata costs import time
-        from importlib.metadata import version  # noqa: PLC0415
+    def __getattr__(name: str) -> object:
+        module = _LAZY.get(name)
+        if module is not None:
+            from importlib import import_module  # noqa: PLC0415
 
-        return version("dra-metadata")
-    raise AttributeError(f"module 'dra_metadata' has no attribute {name!r}")
+            value = getattr(import_module(f"dra_metadata.{module}"), name)
+            globals()[name] = value
+            return value
+        if name == "__version__":  # read on demand, and without importlib.metadata's cost
+            from dra_metadata._version import installed_version  # noqa: PLC0415
+
+            return installed_version()
+        raise AttributeError(f"module 'dra_metadata' has no attribute {name!r}")
+
+
+del TYPE_CHECKING

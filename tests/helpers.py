@@ -15,6 +15,8 @@ import shutil
 import subprocess
 import sys
 import sysconfig
+import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -186,3 +188,61 @@ def run_python(code: str, **environment: str) -> subprocess.CompletedProcess[str
         check=False,
         timeout=60,
     )
+
+
+# Readiness: a test that must act while another process (or thread) is in a given state waits
+# for a sign of that state, never for a guessed time, and fails naming what never came.
+
+READY_TIMEOUT = 60.0
+"""Seconds a readiness wait allows: generous, since a busy machine may give a process little
+CPU; a wait returns as soon as its sign is there, so this costs nothing when all is well."""
+
+
+def wait_until(condition: Callable[[], object], what: str, timeout: float = READY_TIMEOUT) -> None:
+    """Return once ``condition()`` is true; an AssertionError naming ``what`` after ``timeout``."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{what}: not after {timeout:g} s")
+        time.sleep(0.01)
+
+
+def catches_signal(pid: int, number: int) -> bool:
+    """Whether process ``pid`` has installed a handler for signal ``number`` (SigCgt in
+    /proc/PID/status): from then on the signal runs that handler, not the default action."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text(encoding="ascii")
+    except FileNotFoundError:  # it has ended
+        return False
+    for line in status.splitlines():
+        if line.startswith("SigCgt:"):
+            return bool(int(line.split()[1], 16) >> (number - 1) & 1)
+    return False
+
+
+def _target(descriptor: Path) -> str:
+    try:
+        return str(descriptor.readlink())
+    except OSError:  # closed meanwhile
+        return ""
+
+
+def inotify_instances(pid: int | str = "self") -> int:
+    """How many inotify instances process ``pid`` holds (descriptors of /proc/PID/fd)."""
+    try:
+        entries = list(Path(f"/proc/{pid}/fd").iterdir())
+    except FileNotFoundError:  # it has ended
+        return 0
+    return [_target(entry) for entry in entries].count("anon_inode:inotify")
+
+
+def wait_until_watching(process: subprocess.Popen[Any], what: str) -> None:
+    """Return once ``process`` holds an inotify instance: it has started to wait on the files.
+
+    Fails if the process ends first (its exit code in the message) or after READY_TIMEOUT.
+    """
+    wait_until(
+        lambda: process.poll() is not None or inotify_instances(process.pid) > 0,
+        f"{what} waiting on inotify",
+    )
+    assert process.poll() is None, f"{what} ended (exit {process.returncode}) before it waited"

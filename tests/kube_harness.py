@@ -459,3 +459,139 @@ def report_unhealthy_gpu(server: ApiServer, namespace: str) -> None:
         },
         content_type="application/strategic-merge-patch+json",
     )
+
+
+# A pod whose devices the kubelet keys by CDI device IDs, as on a real node ---------------------
+
+NODE_FIXTURES = _REPO / "tests" / "data" / "node-health"
+TEST_DRIVER = "test-driver.cdi.k8s.io"
+
+
+def node_fixture(name: str) -> Any:
+    return orjson.loads((NODE_FIXTURES / name).read_bytes())
+
+
+def _allocation_of(fixture: str) -> dict[str, Any]:
+    allocation = node_fixture(fixture)["status"]["allocation"]
+    return {"allocation": {"devices": allocation["devices"]}}
+
+
+def cdi_pod(server: ApiServer, namespace: str) -> dict[str, str]:
+    """Pod dra-meta as on the real node (pod-healthy.json): container c with the claims
+    ``direct`` (ResourceClaim claim-direct, device-00) and ``fromtmpl`` (a generated claim,
+    device-01), both allocated. Returns the claims' UIDs by pod claim name."""
+    claims = CLAIMS.format(namespace=namespace)
+    real = node_fixture("pod-healthy.json")
+    container = real["spec"]["containers"][0]
+    server.create(
+        PODS.format(namespace=namespace),
+        {
+            "metadata": {"name": "dra-meta"},
+            "spec": {
+                "containers": [
+                    {
+                        "name": container["name"],
+                        "image": container["image"],
+                        "resources": {"claims": container["resources"]["claims"]},
+                    }
+                ],
+                "resourceClaims": real["spec"]["resourceClaims"],
+            },
+        },
+    )
+    direct = node_fixture("resourceclaim-direct.json")
+    created = server.create(claims, {"metadata": {"name": "claim-direct"}, "spec": direct["spec"]})
+    server.patch_status(f"{claims}/claim-direct", _allocation_of("resourceclaim-direct.json"))
+    template = node_fixture("resourceclaim-template.json")
+    generated = server.create(
+        claims,
+        {
+            "metadata": {
+                "generateName": "dra-meta-fromtmpl-",
+                "annotations": template["metadata"]["annotations"],
+            },
+            "spec": template["spec"],
+        },
+    )
+    name = generated["metadata"]["name"]
+    server.patch_status(f"{claims}/{name}", _allocation_of("resourceclaim-template.json"))
+    server.patch_status(
+        f"{PODS.format(namespace=namespace)}/dra-meta",
+        {"resourceClaimStatuses": [{"name": "fromtmpl", "resourceClaimName": name}]},
+    )
+    return {"direct": created["metadata"]["uid"], "fromtmpl": generated["metadata"]["uid"]}
+
+
+def cdi_id(uid: str, request: str) -> str:
+    """The test driver's CDI device ID for a claim's request, as the kubelet reports it."""
+    return f"{TEST_DRIVER}/test=claim-{uid}-{request}"
+
+
+def report_cdi_health(
+    server: ApiServer,
+    namespace: str,
+    uids: dict[str, str],
+    health: str,
+    message: str = "set by --initial-device-health",
+    *,
+    ready: bool = True,
+) -> Any:
+    """The kubelet's write of cdi_pod's device health (both devices), as on the real node
+    (pod-healthy.json, pod-unhealthy.json). ``ready`` changes something else in the status."""
+    requests = {"direct": "req-a", "fromtmpl": "req-t"}
+    return server.request(
+        "PATCH",
+        f"{PODS.format(namespace=namespace)}/dra-meta/status",
+        {
+            "status": {
+                "containerStatuses": [
+                    {
+                        "name": "c",
+                        "image": "e2e.local/busybox:1",
+                        "imageID": "",
+                        "ready": ready,
+                        "restartCount": 0,
+                        "state": {"running": {"startedAt": "2026-12-01T22:19:11Z"}},
+                        "allocatedResourcesStatus": [
+                            {
+                                "name": f"claim:{pod_claim}",
+                                "resources": [
+                                    {
+                                        "resourceID": cdi_id(uids[pod_claim], request),
+                                        "health": health,
+                                        "message": message,
+                                    }
+                                ],
+                            }
+                            for pod_claim, request in requests.items()
+                        ],
+                    }
+                ]
+            }
+        },
+        content_type="application/strategic-merge-patch+json",
+    )
+
+
+def pods_only_token(server: ApiServer, namespace: str, *, claims: bool = False) -> str:
+    """A ServiceAccount allowed get, list and watch on pods only (``claims``: and get on
+    resourceclaims); a token of it."""
+    name = "health-reader-claims" if claims else "health-reader"
+    rules: list[dict[str, Any]] = [
+        {"apiGroups": [""], "resources": ["pods"], "verbs": ["get", "list", "watch"]}
+    ]
+    if claims:
+        rules.append(
+            {"apiGroups": ["resource.k8s.io"], "resources": ["resourceclaims"], "verbs": ["get"]}
+        )
+    rbac = f"/apis/rbac.authorization.k8s.io/v1/namespaces/{namespace}"
+    server.create(f"{rbac}/roles", {"metadata": {"name": name}, "rules": rules})
+    server.create(
+        f"{rbac}/rolebindings",
+        {
+            "metadata": {"name": name},
+            "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": name},
+            "subjects": [{"kind": "ServiceAccount", "name": name, "namespace": namespace}],
+        },
+    )
+    return server.service_account_token(namespace, name)

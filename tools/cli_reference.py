@@ -13,16 +13,33 @@ import html
 import re
 
 from dra_metadata.cli import build_parser
+from dra_metadata.cli._arguments import CODE_SPAN
 
 MARKER = "<!-- cli-reference -->"
 """Where docs/reference/cli.md receives the generated text."""
 
 _MARKDOWN_SPECIALS = re.compile(r"([\\`*_\[\]|])")
+_OPTION = re.compile(r"(?<![\w`/-])(--?[A-Za-z][\w-]*(?:=[^\s,;()]+)?)")
+"""An option named in running text (``--for``, ``-o``, ``--source=api``): shown as code."""
+
+
+def _literal(value: str) -> str:
+    """Text as Markdown that shows it literally (no emphasis, no HTML, no table breaks)."""
+    return _MARKDOWN_SPECIALS.sub(r"\\\1", html.escape(value, quote=False))
 
 
 def _text(value: str) -> str:
-    """Help text as Markdown that shows it literally (no emphasis, no HTML, no table breaks)."""
-    return _MARKDOWN_SPECIALS.sub(r"\\\1", html.escape(value, quote=False))
+    """Help text as Markdown: its code spans (`export VAR=VALUE`) and the options it names as
+    code, the rest literally."""
+    parts = CODE_SPAN.split(value)  # plain, code, plain, code, ...
+    shown = []
+    for index, part in enumerate(parts):
+        if index % 2:
+            shown.append(_code(part))
+        else:
+            pieces = _OPTION.split(part)
+            shown += [_code(p) if i % 2 else _literal(p) for i, p in enumerate(pieces)]
+    return "".join(shown)
 
 
 def _code(value: str) -> str:

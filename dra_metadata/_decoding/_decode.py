@@ -25,6 +25,7 @@ import orjson
 
 from dra_metadata._decoding._convert import metadata_from_wire
 from dra_metadata._decoding._fields import NeedsExactPath, WireTypeError, describe
+from dra_metadata._decoding._hints import syntax_hint
 from dra_metadata._decoding._split import (
     _SMALL_OBJECT,
     _WINDOW,
@@ -59,7 +60,6 @@ _TOP_LEVEL_KEYS = frozenset({"kind", "apiVersion", "metadata", "podClaimName", "
 _AT_ONCE_AFTER = 8
 """After this many skipped objects, the rest of the stream is parsed in one go if it is a
 plain sequence of small objects: 125,000 objects cost about one orjson call, not 125,000."""
-_BYTE_ORDER_MARK = b"\xef\xbb\xbf"
 _TRUNCATED_HINT = " (the stream is truncated: the file may be in the middle of being written)"
 
 
@@ -425,8 +425,8 @@ def _read_object(
         message = f"{error.message} at byte {error.offset}"
         if error.truncated:
             message += _TRUNCATED_HINT
-        elif data.startswith(_BYTE_ORDER_MARK, error.offset):
-            message += " (a UTF-8 byte order mark, which JSON does not allow)"
+        else:
+            message += syntax_hint(data, position, error.offset, index, path)
         raise MetadataDecodeError(
             f"read metadata object from stream: object {index}: {message}",
             path=path,

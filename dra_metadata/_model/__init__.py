@@ -6,7 +6,8 @@ constructors), ``_checks`` (the checks every model shares), ``_typed_reads`` (``
 ``Device.attribute``), ``_semver`` (Version), ``_metadata`` (DeviceMetadata, its requests and
 object metadata, its sources), ``_raw_json`` (kept JSON compared without recursion), ``_wire``
 (the wire form Go's writer encodes), ``_export`` (``to_wire`` and ``to_document``),
-``_versions`` (group, kind, known API versions) and ``_errors`` (the one exception hierarchy).
+``_versions`` (group, kind, known API versions), ``_conditions`` (what a wait's
+condition may answer) and ``_errors`` (the one exception hierarchy).
 May import: the standard library and orjson; pydantic_core only inside the models' schema hook.
 Nothing here reads a file, decodes bytes or knows about the layers above.
 """

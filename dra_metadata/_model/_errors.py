@@ -320,15 +320,25 @@ class WaitTimeoutError(DeviceMetadataError, TimeoutError):
 class StaleMetadataError(DeviceMetadataError):
     """The driver replaced the file on the host; this container's view of it is frozen.
 
-    A bind mount keeps showing the old file: restart the container to see the new one.
-    `.metadata` is the frozen metadata.
+    A bind mount keeps showing the old file: restart the container to see the new one. A
+    wait raises it as soon as it sees a stale view, whether or not its condition holds in it.
+    `.metadata` is the metadata last read (its stale sources marked ``stale``), `.reason` why
+    it was not ready, None when the condition held in that old view.
     """
 
     __module__ = "dra_metadata"
 
-    def __init__(self, message: str, *, metadata: DeviceMetadata | None, path: Path | None) -> None:
+    def __init__(
+        self,
+        message: str,
+        *,
+        metadata: DeviceMetadata | None,
+        path: Path | None,
+        reason: str | None = None,
+    ) -> None:
         super().__init__(message, path=path)
         self.metadata = metadata
+        self.reason = reason
 
 
 class KubeAPIError(DeviceMetadataError):
@@ -357,3 +367,25 @@ class KubeAPIError(DeviceMetadataError):
         self.resource = resource
         self.namespace = namespace
         self.name = name
+
+
+class PodResourcesError(DeviceMetadataError):
+    """The kubelet's PodResources API could not be used (`dra_metadata.podresources`).
+
+    `.socket` is the socket asked (the argument, $DRA_METADATA_PODRESOURCES_SOCKET or the
+    kubelet's default), `.method` the method (``List``, ``Get``, ``GetAllocatableResources``)
+    or None, and `.code` the gRPC status code's name (``UNAVAILABLE``, ``UNIMPLEMENTED``, ...)
+    when the call got one; the message names the socket and what to do next. Subclasses say
+    what went wrong: no socket, permission denied, nothing answering, no answer in time, a
+    method the kubelet does not serve, a pod it does not know, the extra not installed.
+    """
+
+    __module__ = "dra_metadata"
+
+    def __init__(
+        self, message: str, *, socket: str, method: str | None = None, code: str | None = None
+    ) -> None:
+        super().__init__(message)
+        self.socket = socket
+        self.method = method
+        self.code = code

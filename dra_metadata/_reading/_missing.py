@@ -10,6 +10,7 @@ command sets WORDING so that they name its options instead of the Python argumen
 from __future__ import annotations
 
 import os
+import stat
 from contextvars import ContextVar
 from pathlib import Path
 from typing import Literal
@@ -41,9 +42,18 @@ def listing(directory: Path) -> list[str] | None:
     return sorted(names, key=os.fsencode)
 
 
+def _is_dir(path: Path) -> bool:
+    """Whether ``path`` is a directory; False for what cannot be looked at (a name too long
+    for the system included, where Path.is_dir raises)."""
+    try:
+        return stat.S_ISDIR(os.stat(path).st_mode)  # noqa: PTH116 - one system call
+    except (OSError, ValueError):
+        return False
+
+
 def _claims(root: Path, subdirectory: str) -> list[str]:
     names = listing(root / subdirectory) or []
-    return [name for name in names if (root / subdirectory / name).is_dir()]
+    return [name for name in names if _is_dir(root / subdirectory / name)]
 
 
 def _option(python: str, command: str) -> str:
@@ -61,13 +71,20 @@ def _root_origin(root: StrPath | None) -> str:
 def describe_missing_root(given: StrPath | None) -> str | None:
     """Why the root (``given``, else the default) cannot hold metadata; None if it can."""
     root = Path(default_root() if given is None else given)
-    return None if root.is_dir() else _missing_root(root, given)
+    return None if _is_dir(root) else _missing_root(root, given)
 
 
 def _missing_root(root: Path, given: StrPath | None) -> str:
     origin = _root_origin(given)
     elsewhere = _option("pass root= or set", "pass --root DIR or set")
-    if root.exists():
+    try:
+        os.stat(root)  # noqa: PTH116 - one system call, its errno decides
+    except FileNotFoundError:
+        pass
+    except (OSError, ValueError) as error:  # a name too long, a component that is a file, ...
+        why = getattr(error, "strerror", None) or str(error)
+        return f"the metadata root {root} (from {origin}) cannot be looked at: {why}"
+    else:
         return f"the metadata root {root} (from {origin}) is not a directory"
     return (
         f"the metadata root {root} (from {origin}) does not exist: no DRA device metadata is "
@@ -89,11 +106,18 @@ def _claims_present(root: Path) -> str:
     return "; ".join(parts)
 
 
-def _other_kind(template: bool) -> tuple[str, str]:
-    """The subdirectory of the other kind of claim, and how to read that kind instead."""
+def _other_kind(template: bool, *, waiting: bool) -> tuple[str, str]:
+    """The subdirectory of the other kind of claim, and how to read (or wait for) that kind
+    instead."""
     if template:
-        return RESOURCE_CLAIMS_SUBDIR, _option("use read_claim_metadata", "leave out --template")
-    return RESOURCE_CLAIM_TEMPLATES_SUBDIR, _option("use read_template_metadata", "add --template")
+        python = "leave out template=True (read_claim_metadata reads it)"
+        reader = "use read_claim_metadata"
+        return RESOURCE_CLAIMS_SUBDIR, _option(
+            python if waiting else reader, "leave out --template"
+        )
+    python = "pass template=True (read_template_metadata reads it)"
+    reader = "use read_template_metadata"
+    return RESOURCE_CLAIM_TEMPLATES_SUBDIR, _option(python if waiting else reader, "add --template")
 
 
 def _claim_words(claim_name: str, *, template: bool) -> str:
@@ -109,39 +133,87 @@ def describe_missing(
     template: bool,
     driver: str | None,
     root: StrPath | None,
+    waiting: bool = False,
 ) -> str | None:
     """Why the request directory (or the driver's file in it) holds no metadata file; None
-    when it does (nothing is missing: it may have been removed and written again since)."""
+    when it does (nothing is missing: it may have been removed and written again since).
+
+    ``waiting``: the words of a wait (``template=True``, and the claims that are mounted, where
+    the claim is mounted as the other kind) instead of a reader's (read_template_metadata).
+    """
     base = Path(default_root() if root is None else root)
-    claims_dir = base / (RESOURCE_CLAIM_TEMPLATES_SUBDIR if template else RESOURCE_CLAIMS_SUBDIR)
-    claim_dir = claims_dir / claim_name
+    if not _is_dir(base):
+        return _missing_root(base, root)
+    claim_dir = _claims_dir(base, template=template) / claim_name
     request = request_name.partition("/")[0]
     request_dir = claim_dir / request
-    other_subdirectory, switch = _other_kind(template)
+    if not _is_dir(claim_dir):
+        other = _other_kind_sentence(base, claim_name, request, template=template, waiting=waiting)
+        if other is not None:
+            return other
+        if template:
+            sentence = f"no claim made from a template has the pod claim name {claim_name}"
+        else:
+            sentence = f"no claim {claim_name} referenced by name has metadata"
+        return f"{sentence} ({_claims_present(base)}); {_LS_HINT}"
+    if not _is_dir(request_dir):
+        other = _other_kind_sentence(base, claim_name, request, template=template, waiting=waiting)
+        if other is not None:
+            return other
+        return f"{_no_such_request(claim_dir, claim_name, request, template=template)}; {_LS_HINT}"
+    return _missing_in_request_dir(request_dir, driver)
+
+
+def describe_other_kind(
+    claim_name: str, request_name: str, *, template: bool, root: StrPath | None
+) -> str | None:
+    """The words of a wait when the claim (or its request) is not mounted as the kind asked
+    for (named, or made from a template) but is as the other kind; else None."""
+    base = Path(default_root() if root is None else root)
+    request = request_name.partition("/")[0]
+    if not _is_dir(base) or _is_dir(_claims_dir(base, template=template) / claim_name / request):
+        return None
+    return _other_kind_sentence(base, claim_name, request, template=template, waiting=True)
+
+
+def _claims_dir(base: Path, *, template: bool) -> Path:
+    return base / (RESOURCE_CLAIM_TEMPLATES_SUBDIR if template else RESOURCE_CLAIMS_SUBDIR)
+
+
+def _no_such_request(claim_dir: Path, claim_name: str, request: str, *, template: bool) -> str:
+    requests = [name for name in listing(claim_dir) or [] if _is_dir(claim_dir / name)]
+    present = f"its requests: {shown_names(requests)}" if requests else "it has no request"
+    return (
+        f"{_claim_words(claim_name, template=template)} has no request {request} with "
+        f"metadata ({present})"
+    )
+
+
+def _other_kind_sentence(
+    base: Path, claim_name: str, request: str, *, template: bool, waiting: bool
+) -> str | None:
+    """Where the asked-for kind has no such claim (or no such request of it) and the other
+    kind has: the sentence saying so and how to switch; else None. A wait's sentence also
+    lists the claims that are mounted."""
+    claim_dir = _claims_dir(base, template=template) / claim_name
+    other_subdirectory, switch = _other_kind(template, waiting=waiting)
     other_claim_dir = base / other_subdirectory / claim_name
-    if not base.is_dir():
-        return _missing_root(base, root)
-    if not claim_dir.is_dir():
+    mounted = f"; {_claims_present(base)}" if waiting else ""
+    if not _is_dir(claim_dir):
+        if not _is_dir(other_claim_dir):
+            return None
         if template:
             sentence = f"no claim made from a template has the pod claim name {claim_name}"
             found = f"claim {claim_name} is referenced by name"
         else:
             sentence = f"no claim {claim_name} referenced by name has metadata"
             found = f"{claim_name} is the pod claim name of a claim made from a template"
-        if other_claim_dir.is_dir():
-            return f"{sentence}, but {found}: {switch}"
-        return f"{sentence} ({_claims_present(base)}); {_LS_HINT}"
-    if not request_dir.is_dir():
-        requests = [name for name in listing(claim_dir) or [] if (claim_dir / name).is_dir()]
-        present = f"its requests: {shown_names(requests)}" if requests else "it has no request"
-        sentence = (
-            f"{_claim_words(claim_name, template=template)} has no request {request} with "
-            f"metadata ({present})"
-        )
-        if (other_claim_dir / request).is_dir():
-            sentence += f"; {_claim_words(claim_name, template=not template)} has: {switch}"
-        return f"{sentence}; {_LS_HINT}"
-    return _missing_in_request_dir(request_dir, driver)
+        return f"{sentence}, but {found}: {switch}{mounted}"
+    if not _is_dir(other_claim_dir / request):
+        return None
+    sentence = _no_such_request(claim_dir, claim_name, request, template=template)
+    other = _claim_words(claim_name, template=not template)
+    return f"{sentence}; {other} has: {switch}{mounted}; {_LS_HINT}"
 
 
 def _missing_in_request_dir(request_dir: Path, driver: str | None) -> str | None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import stat
 from pathlib import Path
 from typing import Union
 
@@ -202,3 +203,17 @@ def request_dir(
 def driver_of_file_name(file_name: str) -> str:
     """The driver name encoded in a ``<driver>-metadata.json`` file name."""
     return file_name[: -len(METADATA_FILE_SUFFIX)]
+
+
+def not_a_directory(path: Path) -> Path:
+    """For an ENOTDIR met on ``path``: the first of its components that exists but is no
+    directory (a root that is a regular file, say); ``path`` itself when none is found (any
+    more: it may have changed since)."""
+    for component in (*reversed(path.parents), path):
+        try:
+            mode = os.stat(component).st_mode  # noqa: PTH116 - a str or Path, one system call
+        except OSError:
+            break  # not there, or not to be looked into: the culprit is not further down
+        if not stat.S_ISDIR(mode):
+            return component
+    return path

@@ -33,6 +33,7 @@ from dra_metadata._reading._paths import (
     StrPath,
     driver_of_file_name,
     metadata_file_name,
+    not_a_directory,
     request_dir,
 )
 from dra_metadata._reading._select import select_request
@@ -70,6 +71,12 @@ def read_file(path: Path, *, max_size: int = DEFAULT_MAX_SIZE) -> tuple[bytes, o
     except FileNotFoundError:
         raise MetadataNotFoundError(
             f"open metadata file: {_describe_missing(path)}", path=path
+        ) from None
+    except NotADirectoryError:
+        raise MetadataReadError(
+            f"open metadata file: {not_a_directory(path)} is not a directory",
+            path=path,
+            os_errno=errno.ENOTDIR,
         ) from None
     except OSError as error:
         raise MetadataReadError(
@@ -211,7 +218,7 @@ def list_metadata_files(directory: Path) -> list[Path]:
         return []
     except NotADirectoryError:
         raise MetadataReadError(
-            "list metadata files: the request path is not a directory",
+            f"list metadata files: {not_a_directory(directory)} is not a directory",
             path=directory,
             os_errno=errno.ENOTDIR,
         ) from None

@@ -16,6 +16,7 @@ from typing import Any
 
 import orjson
 
+from dra_metadata._model import _metadata, _models, _semver
 from dra_metadata._model._checks import INT64_MAX, INT64_MIN
 from dra_metadata._model._metadata import DeviceMetadata
 from dra_metadata._model._models import ATTRIBUTE_MEMBERS
@@ -35,6 +36,20 @@ def _constrain(schema: dict[str, Any], **constraints: Any) -> None:
             branch.update(constraints)
 
 
+def _load_the_models_public_names() -> None:
+    """Make every model importable by name from the module the models report as theirs.
+
+    The models report the public package (``dra_metadata``) as their module, and pydantic
+    resolves their annotations in that module's namespace; but the package imports each public
+    name on first use, so a model not used yet would be missing there.
+    """
+    package = sys.modules[DeviceMetadata.__module__]
+    for module in (_metadata, _models, _semver):
+        for value in list(vars(module).values()):
+            if isinstance(value, type) and value.__module__ == package.__name__:
+                getattr(package, value.__name__, None)
+
+
 def json_schema(api_version: str = KNOWN_API_VERSIONS[0]) -> dict[str, Any]:
     """The JSON Schema (2020-12) of a valid DeviceMetadata object of ``api_version``.
 
@@ -46,6 +61,7 @@ def json_schema(api_version: str = KNOWN_API_VERSIONS[0]) -> dict[str, Any]:
         raise ValueError(f"unknown API version {api_version!r}; known: {KNOWN_API_VERSIONS}")
     from pydantic import TypeAdapter  # noqa: PLC0415 - pydantic only when a schema is asked for
 
+    _load_the_models_public_names()
     generated = TypeAdapter(DeviceMetadata).json_schema(by_alias=True, mode="serialization")
     definitions = generated["$defs"]
     # DeviceMetadata refers to itself through `sources`, which is not part of the wire format.

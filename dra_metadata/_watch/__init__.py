@@ -9,6 +9,7 @@ re-exports.
 May import: ``_model``, ``_decoding``, ``_reading``; ``kube`` only inside the waits on the API.
 """
 
+from dra_metadata._model._conditions import Condition
 from dra_metadata._watch._awaits import await_for, await_for_network_data, await_until
 from dra_metadata._watch._events import MetadataEvent, MetadataEventKind, StopEvent
 from dra_metadata._watch._functions import (
@@ -21,7 +22,7 @@ from dra_metadata._watch._functions import (
 )
 from dra_metadata._watch._options import FORCE_POLLING_ENVIRONMENT_VARIABLE, WaitSource
 from dra_metadata._watch._sources import wait_for, wait_for_network_data, wait_until
-from dra_metadata._watch._waits import NETWORK_FIELDS, Condition, network_data_condition
+from dra_metadata._watch._waits import NETWORK_FIELDS, network_data_condition
 
 __all__ = [
     "FORCE_POLLING_ENVIRONMENT_VARIABLE",

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
+from dra_metadata._model._conditions import Condition
 from dra_metadata._model._metadata import DeviceMetadata
 from dra_metadata._model._models import Device
 from dra_metadata._reading._paths import StrPath
@@ -16,7 +17,6 @@ from dra_metadata._reading._read import DEFAULT_MAX_SIZE
 from dra_metadata._watch._events import StopEvent
 from dra_metadata._watch._options import WaitSource
 from dra_metadata._watch._sources import _for_devices, _for_network_data, _plan
-from dra_metadata._watch._waits import Condition
 
 if TYPE_CHECKING:
     from lightkube import AsyncClient, Client

@@ -27,7 +27,6 @@ from __future__ import annotations
 import errno
 import math
 import os
-import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -44,6 +43,7 @@ from dra_metadata._reading._paths import (
     StrPath,
     driver_of_file_name,
     metadata_file_name,
+    not_a_directory,
     request_dir,
 )
 from dra_metadata._reading._read import (
@@ -86,31 +86,13 @@ def _key(path: Path, driver: str | None) -> str:
     return driver if driver is not None else path.name
 
 
-def _not_a_directory(path: Path) -> Path:
-    """The first ancestor of ``path`` that exists but is not a directory (for ENOTDIR)."""
-    for ancestor in reversed(path.parents):
-        kind = _mode(ancestor)
-        if kind is None:
-            break  # not there, or not to be looked into: the culprit is not further down
-        if not stat.S_ISDIR(kind):
-            return ancestor
-    return path.parent
-
-
-def _mode(path: Path) -> int | None:
-    try:
-        return os.stat(path).st_mode  # noqa: PTH116
-    except OSError:
-        return None
-
-
 def unreadable(path: Path, action: str, error: OSError) -> MetadataReadError:
     """The MetadataReadError for an OSError met while looking at ``path``.
 
     ENOENT never gets here: a missing file or directory is "not there yet" to a watcher.
     """
     if error.errno == errno.ENOTDIR:
-        reason = f"{_not_a_directory(path)} is not a directory"
+        reason = f"{not_a_directory(path)} is not a directory"
     elif error.errno == errno.ELOOP:
         reason = "too many levels of symbolic links (a symlink loop?)"
     else:
@@ -194,14 +176,7 @@ class Watcher:
     def _candidates(self) -> list[Path]:
         if self.single_file is not None:
             return [self.single_file]
-        try:
-            return list_metadata_files(self.directory)
-        except MetadataReadError as error:
-            if error.errno != errno.ENOTDIR:
-                raise
-            raise unreadable(
-                self.directory, "list metadata files", OSError(errno.ENOTDIR, "")
-            ) from None
+        return list_metadata_files(self.directory)
 
     def _status(self, path: Path) -> os.stat_result | None:
         """The status of ``path``; None while it is not there."""

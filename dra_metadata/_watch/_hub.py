@@ -30,7 +30,6 @@ inherited (closing its copies of their descriptors) and its watchers move to a n
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import math
 import operator
@@ -40,7 +39,10 @@ import threading
 import time
 import weakref
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:  # asyncio itself only where a loop runs: a sync wait never imports it
+    import asyncio
 
 Signature = tuple[int, ...] | None
 """What a stat of a path says about its content: None while it is absent."""

@@ -10,7 +10,6 @@ names the limit reached.
 
 from __future__ import annotations
 
-import asyncio
 import errno
 import os
 import stat
@@ -18,8 +17,12 @@ import sys
 import threading
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from dra_metadata._watch import _hub
+
+if TYPE_CHECKING:  # asyncio itself only where a loop runs: a sync wait never imports it
+    import asyncio
 
 # inotify masks (values from <sys/inotify.h>).
 _IN_MODIFY, _IN_ATTRIB, _IN_CLOSE_WRITE = 0x2, 0x4, 0x8
@@ -113,6 +116,19 @@ def _is_directory(path: Path) -> bool:
         return stat.S_ISDIR(os.stat(path).st_mode)  # noqa: PTH116
     except OSError:
         return False
+
+
+def _deepest_directory(directory: Path) -> Path:
+    """``directory`` when it is one, else its deepest ancestor that is."""
+    target = directory
+    while not _is_directory(target) and target.parent != target:
+        target = target.parent
+    return target
+
+
+_MOVES = 8
+"""How many times one scan moves the directory watch after the tree changed under it; a tree
+that keeps changing faster is left to the next scan (its events, or the timed re-check)."""
 
 
 def _nothing() -> None:
@@ -263,7 +279,12 @@ class Hints:
         hub.release(self, [descriptor])
 
     def watch_directory(self, directory: Path) -> None:
-        """Watch ``directory``, or its deepest existing ancestor until it exists."""
+        """Watch ``directory``, or its deepest existing ancestor until it exists.
+
+        A directory can appear (or go) between the look that chose what to watch and the
+        watch itself, which then sees nothing of it: so after each watch on an ancestor (or a
+        watch that failed) look again, and move the watch while it is no longer the right one.
+        """
         hub = self._usable()
         if hub is None:
             return
@@ -273,19 +294,31 @@ class Hints:
             changed, self._directory_changed = self._directory_changed, False
         if watched == directory and not changed:
             return  # nothing happened to the directory itself: no need to look at it
-        target = directory
-        while not _is_directory(target) and target.parent != target:
-            target = target.parent
-        if watched == target and not changed:
-            return
+        target = _deepest_directory(directory)
+        for _ in range(_MOVES):
+            if watched == target and not changed:
+                return
+            watched = self._move_directory_watch(hub, directory, target)
+            if self._hub is None or watched == directory:
+                return  # gave up (polling from now on), or the directory itself is watched
+            changed = False
+            again = _deepest_directory(directory)
+            if again == target:
+                return  # still the right one (or the best there is: one that is not watchable)
+            target = again  # the tree changed between the look and the watch: follow it
+
+    def _move_directory_watch(self, hub: _hub.Hub, directory: Path, target: Path) -> Path | None:
+        """Watch ``target`` instead of what was watched; what is watched now (None: nothing)."""
+        current = self._directory_watch
         mask = _DIRECTORY_MASK if target == directory else _ANCESTOR_MASK
         descriptor = self._add(hub, target, mask, (True, target))
         if current is not None and (current[0], current[1]) != (descriptor, target):
             self._drop(hub, current[0], (True, current[1]))
         if descriptor is not None and self._hub is not None:
             self._directory_watch = (descriptor, target)
-        else:
-            self._directory_watch = None
+            return target
+        self._directory_watch = None
+        return None
 
     def watch_file(self, path: Path, identity: tuple[int, int]) -> None:
         """Watch the file at ``path``, again when it is another inode than last time."""

@@ -12,15 +12,18 @@ Any other object with ``is_set()`` is looked at every 100 ms.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import os
 import threading
 import time
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from dra_metadata._watch._engine import Watcher
 from dra_metadata._watch._events import StopEvent
+
+if TYPE_CHECKING:  # asyncio itself only where a loop runs: a sync wait never imports it
+    import asyncio
 
 STOP_CHECK_SECONDS = 0.1
 """A stop_event that cannot be waited on is looked at this often."""
@@ -180,6 +183,8 @@ class AsyncPacer:
     """The asyncio counterpart of Pacer: the watcher's inotify instance is the running loop's."""
 
     def __init__(self, watcher: Watcher, stop_event: StopEvent | None) -> None:
+        import asyncio  # noqa: PLC0415 - made in a running loop: asyncio is loaded already
+
         self._watcher = watcher
         self._stop_event = stop_event
         self._loop = asyncio.get_running_loop()

@@ -13,6 +13,7 @@ import os
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Literal, Protocol
 
+from dra_metadata._model._conditions import Condition
 from dra_metadata._model._metadata import DeviceMetadata
 from dra_metadata._model._models import Device
 from dra_metadata._reading._paths import StrPath, request_dir
@@ -21,7 +22,6 @@ from dra_metadata._watch._engine import unreadable
 from dra_metadata._watch._events import StopEvent
 from dra_metadata._watch._options import WAIT_SOURCES, WaitSource
 from dra_metadata._watch._waits import (
-    Condition,
     FileWait,
     device_condition,
     network_data_condition,
@@ -207,15 +207,18 @@ def wait_until(  # noqa: PLR0913 - the options of both sources, and progress rep
     namespace: str | None = None,
     client: Client | AsyncClient | None = None,
 ) -> DeviceMetadata:
-    """Wait until ``condition(metadata)`` returns None (ready) and return that metadata.
+    """Wait until ``condition(metadata)`` returns None or True (ready); return that metadata.
 
-    ``condition`` returns a sentence saying why the metadata is not ready otherwise; it is
-    asked again whenever the files have been looked at (or the claim's status changed), and
-    its sentence ends up in the WaitTimeoutError raised after ``timeout`` seconds (None waits
-    for ever) or when ``stop_event`` is set, with the last metadata seen. With the files,
-    StaleMetadataError is raised when a file the metadata comes from was replaced on the host
-    and this container can no longer see updates; MetadataReadError and MetadataDecodeError as
-    the watch functions raise them. ``progress`` is called with that sentence every
+    Otherwise ``condition`` returns a sentence saying why the metadata is not ready (or False:
+    the reason is then "the condition returned False"); any other answer is a TypeError,
+    raised the first time it comes back. The condition is asked again whenever the files have
+    been looked at (or the claim's status changed), and its sentence ends up in the
+    WaitTimeoutError raised after ``timeout`` seconds (None waits for ever) or when
+    ``stop_event`` is set, with the last metadata seen. With the files, StaleMetadataError is
+    raised as soon as a file the metadata comes from is a stale view (replaced on the host:
+    this container can no longer see updates), whether or not the condition holds in it; it
+    carries that metadata. MetadataReadError and MetadataDecodeError as the watch functions
+    raise them. ``progress`` is called with that sentence every
     ``progress_interval`` seconds while waiting.
 
     ``source="file"`` (the default) waits on the request directory's files (``root``,
@@ -229,7 +232,8 @@ def wait_until(  # noqa: PLR0913 - the options of both sources, and progress rep
     is not the default).
 
     Args:
-        condition: ``condition(metadata)``: None when ready, else why not (a sentence).
+        condition: ``condition(metadata)``: None or True when ready, else why not (a
+            sentence) or False.
         claim_name: The claim's name; with ``template=True`` the pod's name for a claim made
             from a ResourceClaimTemplate (``spec.resourceClaims[].name``).
         request_name: The request (``gpu``) or one subrequest of it (``gpu/high-memory``).
@@ -246,6 +250,8 @@ def wait_until(  # noqa: PLR0913 - the options of both sources, and progress rep
         ... )
         >>> metadata.generation
         2
+        >>> dra_metadata.wait_until(lambda m: m.generation >= 2, "fast-net", "vf", timeout=60).name
+        'fast-net'
     """
     return _plan(
         lambda _: condition,
@@ -288,6 +294,8 @@ def wait_for(  # noqa: PLR0913 - the options of both sources
 ) -> DeviceMetadata:
     """Wait until every device of the request satisfies ``predicate``; return the metadata.
 
+    ``predicate(device)`` answers True or False (or anything with a truth value), but not a
+    str: a sentence saying why not is a wait_until condition's answer, and a TypeError here.
     ``template=True`` names a claim made from a template by its pod claim name. Raises
     WaitTimeoutError (a TimeoutError) with the last metadata seen and the reason, or
     StaleMetadataError. ``source`` and the other options as for wait_until.

@@ -1,8 +1,9 @@
 """Waiting until metadata files are ready: a condition on a DeviceMetadata, fed by a watcher.
 
-One notion of "ready" for every wait: ``condition(metadata)`` returns None, or a sentence saying
-why not. The loop (``_wait_steps``) yields the seconds to pause and returns the ready metadata,
-so a sync driver (``_drive``) and an asyncio one (``_adrive``) share it. The public functions,
+One notion of "ready" for every wait: ``condition(metadata)`` returns None or True, or a
+sentence (or False) saying why not (``_model._conditions``, shared with the waits on the API).
+The loop (``_wait_steps``) yields the seconds to pause and returns the ready metadata, so a
+sync driver (``_drive``) and an asyncio one (``_adrive``) share it. The public functions,
 which also wait on the Kubernetes API (``source=``), are in ``_sources``.
 """
 
@@ -12,17 +13,21 @@ import time
 from collections.abc import Callable, Generator, Iterable
 from dataclasses import dataclass
 
+from dra_metadata._model._conditions import (
+    Condition,
+    Verdict,
+    checked_condition,
+    checked_predicate,
+)
 from dra_metadata._model._errors import StaleMetadataError, WaitTimeoutError
 from dra_metadata._model._metadata import DeviceMetadata
 from dra_metadata._model._models import Device, camel
+from dra_metadata._reading._missing import describe_missing, describe_other_kind
 from dra_metadata._reading._paths import StrPath
 from dra_metadata._watch._engine import Watcher, claim_watcher
 from dra_metadata._watch._events import StopEvent
 from dra_metadata._watch._options import checked_timeout
 from dra_metadata._watch._pacing import AsyncPacer, Pacer
-
-Condition = Callable[[DeviceMetadata], "str | None"]
-"""Returns None when the metadata is ready, else a sentence saying why it is not."""
 
 NETWORK_FIELDS = ("interface_name", "ips", "hardware_address")
 """Fields of NetworkDeviceData that wait_for_network_data can require."""
@@ -52,33 +57,88 @@ def _generations(metadata: DeviceMetadata) -> str:
     return ", ".join(f"{source.driver} generation {source.generation}" for source in sources)
 
 
-def _verdict(watcher: Watcher, condition: Condition) -> tuple[DeviceMetadata | None, str | None]:
-    """The metadata seen and why it is not ready (None: ready). Raises on a stale view."""
+def _verdict(watcher: Watcher, condition: Verdict) -> tuple[DeviceMetadata | None, str | None]:
+    """The metadata seen and why it is not ready (None: ready).
+
+    Raises StaleMetadataError on a stale view, ready or not: a view that can no longer change
+    is never returned as if it were what the driver has now (the error carries it).
+    """
     metadata = watcher.current()
     reason = condition(metadata) if metadata is not None else None
-    if metadata is not None and reason is None:
-        return metadata, None
-    reason = "; ".join(filter(None, [reason, watcher.problem])) or "not ready"
+    ready = metadata is not None and reason is None
+    if not ready:
+        reason = "; ".join(filter(None, [reason, watcher.problem])) or "not ready"
     stale = watcher.stale_paths()
     if stale:
+        seen = "in which the condition holds" if ready else reason
         raise StaleMetadataError(
             f"the driver replaced {', '.join(map(str, stale))} on the host and this "
-            f"container keeps seeing the old file ({reason}); restart the container "
+            f"container keeps seeing the old file ({seen}); restart the container "
             "to see the new one",
             metadata=metadata,
             path=stale[0],
+            reason=reason,
         )
     return metadata, reason
 
 
+@dataclass(frozen=True, slots=True)
+class Missing:
+    """What a wait says when nothing is there: the names it waits for, in a reader's terms."""
+
+    claim_name: str
+    request_name: str
+    template: bool
+    driver: str | None
+    root: StrPath | None
+
+    def other_kind(self) -> str | None:
+        """Where the claim is mounted as the other kind (named or from a template): why the
+        wait will not see it, and what to pass instead; else None."""
+        return describe_other_kind(
+            self.claim_name, self.request_name, template=self.template, root=self.root
+        )
+
+    def why(self) -> str | None:
+        """Why nothing is there (what is mounted instead, what to do); None when files are."""
+        return describe_missing(
+            self.claim_name,
+            self.request_name,
+            template=self.template,
+            driver=self.driver,
+            root=self.root,
+            waiting=True,
+        )
+
+
+def _announce(watcher: Watcher, missing: Missing | None) -> str | None:
+    """At the start of a wait: say once, on the dra_metadata logger, that the claim is
+    mounted as the other kind; that sentence, which every reason then ends with."""
+    notice = None if missing is None else missing.other_kind()
+    if notice is not None:
+        import logging  # noqa: PLC0415 - only when there is something to say
+
+        logging.getLogger("dra_metadata").warning(
+            "%s: this wait is likely in vain: %s", watcher.single_file or watcher.directory, notice
+        )
+    return notice
+
+
+def _final(reason: str, metadata: DeviceMetadata | None, missing: Missing | None) -> str:
+    """The reason of a wait that ends unready: where nothing was ever there, also what is."""
+    why = None if metadata is not None or missing is None else missing.why()
+    return reason if why is None or reason.endswith(why) else f"{reason}; {why}"
+
+
 def _wait_steps(
     watcher: Watcher,
-    condition: Condition,
+    condition: Verdict,
     *,
     timeout: float | None,
     stop_event: StopEvent | None,
     progress: Callable[[str], None] | None,
     progress_interval: float,
+    missing: Missing | None = None,
 ) -> Generator[float, None, DeviceMetadata]:
     """Scan when due, judge the metadata after each scan; yield the seconds to pause."""
     start = time.monotonic()
@@ -86,6 +146,7 @@ def _wait_steps(
     next_progress = start + progress_interval
     metadata: DeviceMetadata | None = None
     reason = "not ready"
+    notice = _announce(watcher, missing)
     while True:
         now = time.monotonic()
         if watcher.due(now):
@@ -94,14 +155,14 @@ def _wait_steps(
             if verdict is None:
                 assert metadata is not None  # noqa: S101 - ready means there is metadata
                 return metadata
-            reason = verdict
+            reason = verdict if notice is None or metadata is not None else f"{verdict}; {notice}"
             if watcher.start_hints():  # not ready at once: now watch for changes
                 continue
             now = time.monotonic()
         stopped = stop_event is not None and stop_event.is_set()
         if stopped or (deadline is not None and now >= deadline):
             raise WaitTimeoutError(
-                ("stopped; " if stopped else "") + reason,
+                ("stopped; " if stopped else "") + _final(reason, metadata, missing),
                 metadata=metadata,
                 path=watcher.single_file or watcher.directory,
                 timeout=timeout,
@@ -164,11 +225,12 @@ class FileWait:
     """One wait on the files of a request directory, its options checked at the call."""
 
     watcher: Watcher
-    condition: Condition
+    condition: Verdict
     timeout: float | None
     stop_event: StopEvent | None
     progress: Callable[[str], None] | None
     progress_interval: float
+    missing: Missing
 
     @classmethod
     def checked(  # noqa: PLR0913 - the options of wait_until that concern files
@@ -200,11 +262,12 @@ class FileWait:
         )
         return cls(
             watcher,
-            condition,
+            checked_condition(condition),
             checked_timeout(timeout),
             stop_event,
             progress,
             checked_progress_interval(progress_interval),
+            Missing(claim_name, request_name, template, driver, root),
         )
 
     def _steps(self) -> Generator[float, None, DeviceMetadata]:
@@ -215,6 +278,7 @@ class FileWait:
             stop_event=self.stop_event,
             progress=self.progress,
             progress_interval=self.progress_interval,
+            missing=self.missing,
         )
 
     def run(self) -> DeviceMetadata:
@@ -226,8 +290,10 @@ class FileWait:
         return await _adrive(self.watcher, self._steps(), self.stop_event)
 
 
-def device_condition(predicate: Callable[[Device], bool]) -> Condition:
-    """The condition of wait_for: every device of the request satisfies ``predicate``."""
+def device_condition(predicate: Callable[[Device], bool]) -> Verdict:
+    """The condition of wait_for: every device of the request satisfies ``predicate`` (a
+    str answer is a TypeError)."""
+    predicate = checked_predicate(predicate)
 
     def condition(metadata: DeviceMetadata) -> str | None:
         devices = metadata.devices
@@ -242,7 +308,7 @@ def device_condition(predicate: Callable[[Device], bool]) -> Condition:
     return condition
 
 
-def network_data_condition(require: tuple[str, ...]) -> Condition:
+def network_data_condition(require: tuple[str, ...]) -> Verdict:
     """The condition of wait_for_network_data: every device has the required network fields."""
     unknown = [name for name in require if name not in NETWORK_FIELDS]
     if unknown:

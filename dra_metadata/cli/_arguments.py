@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import re
 import sys
 from collections.abc import Callable
@@ -33,13 +34,57 @@ class Command:
     """Returns the exit code; raises UsageError or the library's errors."""
     exit_codes: str = ""
     """What the exit codes mean for this command, when that says more than the general list."""
+    reads_files: bool = True
+    """False for a subcommand that reads only the Kubernetes API: it offers no ``--root``."""
+    needs_extra: str | None = None
+    """The extra of the install the subcommand cannot run without (checked before it runs)."""
+
+
+CODE_SPAN = re.compile(r"`([^`\n]+)`")
+"""Code in a help text is written `so`: the reference shows it as code, --help in quotes."""
+
+
+def terminal_text(text: str) -> str:
+    """A help text as a terminal shows it: its `code` in single quotes."""
+    return CODE_SPAN.sub(r"'\1'", text)
+
+
+def terminal_columns() -> int:
+    """``shutil.get_terminal_size().columns``, found as it finds it, without importing shutil
+    (with the compression modules it imports, more start-up than a whole parser)."""
+    try:
+        columns = int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        columns = 0
+    if columns <= 0:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns or 80  # type: ignore[union-attr]
+        except (AttributeError, ValueError, OSError):
+            columns = 80
+    return columns
+
+
+class HelpFormatter(argparse.RawDescriptionHelpFormatter):
+    """Descriptions and epilogs as written (their indented examples stay so), option help
+    wrapped, as wide as the terminal; code spans shown in quotes (terminal_text)."""
+
+    def __init__(self, prog: str, **options: Any) -> None:
+        if options.get("width") is None:  # what argparse computes, with shutil
+            options["width"] = terminal_columns() - 2
+        super().__init__(prog, **options)
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        return super()._fill_text(terminal_text(text), width, indent)
+
+    def _split_lines(self, text: str, width: int) -> list[str]:
+        return super()._split_lines(terminal_text(text), width)
 
 
 class ArgumentParser(argparse.ArgumentParser):
     """argparse with one-line errors and no abbreviated options (``--temp`` is no option)."""
 
     def __init__(self, **options: Any) -> None:
-        options.setdefault("formatter_class", argparse.RawDescriptionHelpFormatter)
+        options.setdefault("formatter_class", HelpFormatter)
         super().__init__(allow_abbrev=False, **options)
         self.subcommands: dict[str, argparse.ArgumentParser] = {}
         """The parser of each subcommand that was built (the command's parser only)."""
@@ -51,6 +96,17 @@ class ArgumentParser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         self.exit(EXIT_USAGE, f"{self.prog}: {safe_text(message)} (see {self.prog} --help)\n")
 
+    def _parse_optional(self, arg_string: str) -> Any:
+        """A word that starts with ``-`` and a digit (``-1s``, ``-.5``) is a value, never an
+        option: no option is spelled so, and ``--timeout -1s`` then gets the message of the
+        value (argparse takes only plain negative numbers for values)."""
+        if _NEGATIVE_VALUE.match(arg_string):
+            return None
+        return super()._parse_optional(arg_string)
+
+
+_NEGATIVE_VALUE = re.compile(r"-\.?[0-9]")
+
 
 _DURATION = re.compile(r"([0-9]+(?:\.[0-9]+)?)(ms|s|m|h)?")
 _UNITS = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0, None: 1.0}
@@ -61,6 +117,10 @@ def parse_duration(text: str) -> float:
     """``90``, ``90s``, ``2m``, ``1h``, ``1m30s``, ``500ms`` -> seconds (ASCII digits only)."""
     if not text:
         raise argparse.ArgumentTypeError("empty duration (use e.g. 90s, 2m, 1h)")
+    if text.startswith("-"):
+        raise argparse.ArgumentTypeError(
+            f"invalid duration {text!r}: a duration cannot be negative (use e.g. 90s, 2m, 1h)"
+        )
     position, total = 0, 0.0
     while position < len(text):
         match = _DURATION.match(text, position)
@@ -112,6 +172,10 @@ def parse_size(text: str) -> int:
     power = _SIZE_POWERS[unit.lower()]
     base = 1000 if byte and not binary and unit else 1024
     size: int = int(number) * base**power
+    if size == 0:
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: the size limit must be more than 0 bytes (every file has some)"
+        )
     return size
 
 
@@ -163,21 +227,27 @@ def output_format(arguments: argparse.Namespace, out: Output) -> str:
     return chosen or ("table" if out.is_terminal() else "json")
 
 
+ROOT_HELP = (
+    "metadata root (default: $DRA_METADATA_ROOT, else /var/run/kubernetes.io/dra-device-attributes)"
+)
+
+
 def add_global_arguments(
-    parser: argparse.ArgumentParser, *, default_root: object, default_debug: object
+    parser: argparse.ArgumentParser,
+    *,
+    default_root: object,
+    default_debug: object,
+    with_root: bool = True,
+    root_help: str = ROOT_HELP,
 ) -> None:
-    """--root and --debug, accepted before the command and after it.
+    """--root and --debug, accepted before the command and after it (--root only where the
+    subcommand reads files: ``with_root``).
 
     The commands' copies default to SUPPRESS, so that they set nothing unless given and a
     value given before the command stays.
     """
-    parser.add_argument(
-        "--root",
-        metavar="DIR",
-        default=default_root,
-        help="metadata root (default: $DRA_METADATA_ROOT, else "
-        "/var/run/kubernetes.io/dra-device-attributes)",
-    )
+    if with_root:
+        parser.add_argument("--root", metavar="DIR", default=default_root, help=root_help)
     parser.add_argument(
         "--debug", action="store_true", default=default_debug, help="show tracebacks"
     )

@@ -1,5 +1,5 @@
 """What the subcommands that use the Kubernetes API share: --namespace, --pod, --timeout, no
---root.
+--root (their Command says ``reads_files=False``).
 
 The API part of the library (lightkube) is imported only by the subcommands that use it, and
 only when they run.
@@ -54,9 +54,18 @@ def refuse_pod_without_template(arguments: argparse.Namespace) -> None:
         )
 
 
+def root_refused(command: str) -> str:
+    """Why --root is refused: a subcommand that reads only an API (the Kubernetes API, the
+    kubelet's) has no use of it (it offers none; given before the subcommand, it is refused
+    too)."""
+    source = "the Kubernetes API"
+    if command == "pod-resources":
+        source = "the kubelet's PodResources API"
+    return f"--root is the root of metadata files; {command} reads {source}"
+
+
 def refuse_root(arguments: argparse.Namespace) -> None:
-    """--root does nothing for a subcommand that reads only the Kubernetes API."""
+    """``dra-metadata --root R status``: --root does nothing for a subcommand that reads only
+    the Kubernetes API."""
     if arguments.root is not None:
-        raise UsageError(
-            f"--root is the root of metadata files; {arguments.command} reads the Kubernetes API"
-        )
+        raise UsageError(root_refused(arguments.command))

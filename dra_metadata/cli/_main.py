@@ -10,24 +10,26 @@ from __future__ import annotations
 import argparse
 import io
 import os
-import signal
 import sys
 from collections.abc import Sequence
-from types import FrameType
 from typing import NoReturn
 
 from dra_metadata import DeviceMetadataError, InvalidNameError, MetadataValidationError
 from dra_metadata._reading._missing import WORDING
 from dra_metadata._reading._read import WARN_STALE
-from dra_metadata.cli._arguments import ArgumentParser, VersionAction, add_global_arguments
+from dra_metadata.cli._arguments import (
+    ROOT_HELP,
+    ArgumentParser,
+    VersionAction,
+    add_global_arguments,
+)
 from dra_metadata.cli._commands import command_names, load_command
 from dra_metadata.cli._exit import (
     EXIT_BROKEN_PIPE,
     EXIT_CODES_HELP,
     EXIT_INTERNAL_ERROR,
-    EXIT_INTERRUPTED,
+    EXIT_NOT_INSTALLED,
     EXIT_NOT_READY,
-    EXIT_TERMINATED,
     EXIT_USAGE,
     PROGRAM,
     UsageError,
@@ -36,9 +38,21 @@ from dra_metadata.cli._exit import (
     exit_code,
     report_findings,
 )
+from dra_metadata.cli._install import MissingExtraError, check_extra
+from dra_metadata.cli._kube import root_refused
 from dra_metadata.cli._output import Output, OutputError
+from dra_metadata.cli._signals import (
+    EXIT_INTERRUPTED,
+    EXIT_TERMINATED,
+    INTERRUPTED,
+    TERMINATED,
+    Terminated,
+    raised_as_exceptions,
+)
 
 _GLOBAL_OPTIONS_WITH_A_VALUE = frozenset({"--root"})
+_WHAT_IT_READS = {"kube": "the Kubernetes API", "podresources": "the kubelet's PodResources API"}
+"""What a subcommand that needs an extra reads, for the message that names the missing extra."""
 EXEC_SEPARATOR = "--"
 """Everything after the first ``--`` that follows ``exec`` is its COMMAND, options included."""
 _ARGUMENT_LABELS = {
@@ -48,15 +62,18 @@ _ARGUMENT_LABELS = {
     "driver": "--driver",
     "namespace": "--namespace",
     "pod_name": "--pod",
+    "name": "--pod",  # podresources.get_pod_resources(name, namespace)
     "container_name": "--container",
 }
 
 
-def build_parser(only: str | None = None) -> ArgumentParser:
+def build_parser(only: str | None = None, *, summaries_only: bool = False) -> ArgumentParser:
     """The argument parser of the command (also used to document it).
 
     With ``only``, the name of the subcommand a run names, the other subcommands are listed by
-    name only: their modules are not even imported.
+    name only: their modules are not even imported. With ``summaries_only``, every subcommand
+    is listed with its summary but gets no arguments: what the command's own --help, --version
+    and errors show, where no subcommand's parser is used.
     """
     parser = ArgumentParser(
         prog=PROGRAM,
@@ -65,13 +82,23 @@ def build_parser(only: str | None = None) -> ArgumentParser:
         epilog=f"{EXIT_CODES_HELP}\nexample: dra-metadata show my-claim gpu",
     )
     parser.add_argument("--version", action=VersionAction, help="print the version and exit")
-    add_global_arguments(parser, default_root=None, default_debug=False)
+    add_global_arguments(
+        parser,
+        default_root=None,
+        default_debug=False,
+        root_help=f"{ROOT_HELP}; of the subcommands that read metadata files (not of those "
+        "that read the Kubernetes API)",
+    )
     subcommands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for name in command_names():
         if only is not None and name != only:
-            subcommands.add_parser(name)  # a name to list: never the one that is parsed
+            # a name to list, never the one that is parsed: no -h of its own (start-up time)
+            subcommands.add_parser(name, add_help=False)
             continue
         command = load_command(name)
+        if summaries_only:
+            subcommands.add_parser(command.name, help=command.summary, add_help=False)
+            continue
         heading = "examples:" if len(command.examples) > 1 else "example:"
         epilog = "\n".join([heading, *(f"  {example}" for example in command.examples)])
         if command.exit_codes:
@@ -81,9 +108,14 @@ def build_parser(only: str | None = None) -> ArgumentParser:
         )
         command.add_arguments(subparser)
         add_global_arguments(
-            subparser, default_root=argparse.SUPPRESS, default_debug=argparse.SUPPRESS
+            subparser,
+            default_root=argparse.SUPPRESS,
+            default_debug=argparse.SUPPRESS,
+            with_root=command.reads_files,
         )
-        subparser.set_defaults(run=command.run)
+        subparser.set_defaults(
+            run=command.run, reads_files=command.reads_files, needs_extra=command.needs_extra
+        )
         parser.subcommands[command.name] = subparser
     return parser
 
@@ -98,6 +130,16 @@ def _subcommand_position(argv: list[str]) -> int | None:
     return position if position < len(argv) else None
 
 
+def _asks_for_the_version(argv: list[str]) -> bool:
+    """Whether --version comes before any -h/--help and subcommand (argparse acts on the first)."""
+    position = 0
+    while position < len(argv) and argv[position].startswith("-"):
+        if argv[position] in {"-h", "--help", "--version"}:
+            return argv[position] == "--version"
+        position += 2 if argv[position] in _GLOBAL_OPTIONS_WITH_A_VALUE else 1
+    return False
+
+
 def split_exec_command(argv: list[str]) -> tuple[list[str], list[str] | None]:
     """``exec``'s COMMAND apart from the options: everything after its first ``--``."""
     position = _subcommand_position(argv)
@@ -110,20 +152,23 @@ def split_exec_command(argv: list[str]) -> tuple[list[str], list[str] | None]:
 
 
 def _refuse_unknown(
-    parser: ArgumentParser, command: str, unknown: list[str], *, exec_command: list[str] | None
+    parser: ArgumentParser,
+    command: str,
+    unknown: list[str],
+    *,
+    exec_command: list[str] | None,
+    reads_files: bool,
 ) -> NoReturn:
     """Arguments no parser took: the subcommand's parser says so, pointing to its --help."""
     message = f"unrecognized arguments: {' '.join(unknown)}"
-    if command == "exec" and exec_command is None:
+    if not reads_files and any(word.split("=", 1)[0] == "--root" for word in unknown):
+        message = root_refused(command)
+    elif command == "exec" and exec_command is None:
         message += (
             "; to run a command, put -- before it: dra-metadata exec CLAIM REQUEST [options] "
             f"-- {unknown[0]}{' ...' if len(unknown) > 1 else ''}"
         )
     parser.subcommand(command).error(message)
-
-
-def _terminate(signum: int, frame: FrameType | None) -> NoReturn:  # noqa: ARG001
-    raise SystemExit(EXIT_TERMINATED)
 
 
 def _prepare_streams() -> None:
@@ -149,13 +194,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     _prepare_streams()
     position = _subcommand_position(given)
     chosen = None if position is None else given[position]
-    parser = build_parser(chosen if chosen in command_names() else None)
+    listing = chosen not in command_names()
+    if listing:  # --help, --version or an error of the command itself: no subcommand parses
+        # --version lists no subcommand ("" names none); --help lists them with their summary
+        chosen = "" if _asks_for_the_version(given) else None
+    parser = build_parser(chosen, summaries_only=listing)
     arguments, unknown = parser.parse_known_args(given)
     if unknown:
-        _refuse_unknown(parser, arguments.command, unknown, exec_command=command_line)
+        _refuse_unknown(
+            parser,
+            arguments.command,
+            unknown,
+            exec_command=command_line,
+            reads_files=getattr(arguments, "reads_files", True),
+        )
     if command_line is not None:
         arguments.command_line = command_line
-    signal.signal(signal.SIGTERM, _terminate)
     wording, warnings = WORDING.set("command"), WARN_STALE.set(False)
     try:
         return _run(arguments)
@@ -167,12 +221,20 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _run(arguments: argparse.Namespace) -> int:
     out = Output(sys.stdout)
     try:
-        code: int = arguments.run(arguments, out)
-        out.flush()
+        extra = getattr(arguments, "needs_extra", None)
+        if extra is not None:
+            check_extra(extra, f"{arguments.command} reads {_WHAT_IT_READS[extra]}")
+        with raised_as_exceptions():  # the subcommand's clean-up runs; see _signals
+            code: int = arguments.run(arguments, out)
+            out.flush()
     except KeyboardInterrupt:
+        complain(INTERRUPTED)
         return EXIT_INTERRUPTED
+    except Terminated:
+        complain(TERMINATED)
+        return EXIT_TERMINATED
     except Exception as error:
-        quiet = isinstance(error, (UsageError, BrokenPipeError))
+        quiet = isinstance(error, (UsageError, BrokenPipeError, MissingExtraError))
         if arguments.debug and not quiet:
             raise
         return _ending(error, arguments.command)
@@ -191,6 +253,9 @@ def _ending(error: Exception, command: str) -> int:
         program = f"{PROGRAM} {command}"
         complain(f"{error} (see {program} --help)", program=program)
         code = EXIT_USAGE
+    elif isinstance(error, MissingExtraError):
+        complain(str(error))
+        code = EXIT_NOT_INSTALLED
     elif isinstance(error, OutputError):
         complain(str(error))
         code = EXIT_NOT_READY
@@ -206,8 +271,3 @@ def _ending(error: Exception, command: str) -> int:
         )
         code = EXIT_INTERNAL_ERROR
     return code
-
-
-def run() -> NoReturn:
-    """The console script."""
-    sys.exit(main())

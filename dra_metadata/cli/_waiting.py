@@ -15,7 +15,8 @@ import argparse
 import re
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -23,11 +24,10 @@ from typing import Any, Literal
 import dra_metadata
 from dra_metadata import Device, DeviceMetadata, MetadataValidationError
 from dra_metadata._model._errors import shown_names
-from dra_metadata._reading._missing import describe_missing
 from dra_metadata._reading._paths import request_dir
-from dra_metadata._watch._sources import chosen_source
 from dra_metadata.cli._arguments import parse_duration, parse_poll_interval
-from dra_metadata.cli._exit import PROGRAM, UsageError
+from dra_metadata.cli._exit import PROGRAM, UsageError, complain
+from dra_metadata.cli._install import check_extra
 from dra_metadata.cli._kube import (
     add_kube_arguments,
     kube_options_given,
@@ -147,7 +147,11 @@ def wait_source(arguments: argparse.Namespace) -> Source:
         )
     refuse_pod_without_template(arguments)
     if source != "auto":
+        if source == "api":
+            check_extra("kube", f"{arguments.command} --source api reads the Kubernetes API")
         return "api" if source == "api" else "file"
+    from dra_metadata._watch._sources import chosen_source  # noqa: PLC0415 - env, --help: no watching
+
     chosen = chosen_source(
         "auto",
         arguments.claim,
@@ -159,6 +163,8 @@ def wait_source(arguments: argparse.Namespace) -> Source:
     )
     if chosen == "api" and arguments.validate is not None:
         raise UsageError(f"--validate checks metadata files: {_auto_chose_api(arguments)}")
+    if chosen == "api":
+        check_extra("kube", f"{arguments.command}: {_auto_chose_api(arguments)}")
     return chosen
 
 
@@ -313,7 +319,7 @@ def wait_until_ready(arguments: argparse.Namespace, wait: Wait) -> DeviceMetadat
     """Wait as the arguments say; progress on stderr every 5 s unless -q."""
     validate: dra_metadata.Profile | None = arguments.validate
 
-    def checked(metadata: DeviceMetadata) -> str | None:
+    def checked(metadata: DeviceMetadata) -> str | bool | None:
         if validate:
             from dra_metadata._validation._validate import iter_source_errors  # noqa: PLC0415 - when asked
 
@@ -340,7 +346,10 @@ def wait_until_ready(arguments: argparse.Namespace, wait: Wait) -> DeviceMetadat
         if wait.source == "file"
         else {"pod_name": arguments.pod, "namespace": arguments.namespace}
     )
-    try:
+    # The wait's own reason says what is mounted when nothing is there (in the command's
+    # words: --template); what it logs (a claim mounted as the other kind, polling) is a line
+    # of ours on stderr, whatever -q says: it is no progress line.
+    with _warnings_on_stderr():
         return dra_metadata.wait_until(
             checked,
             arguments.claim,
@@ -352,22 +361,23 @@ def wait_until_ready(arguments: argparse.Namespace, wait: Wait) -> DeviceMetadat
             source=wait.source,
             **options,
         )
-    except dra_metadata.WaitTimeoutError as error:
-        if error.metadata is not None or wait.source == "api":
-            raise
-        # Nothing was ever there: say what is, as a reader would.
-        hint = describe_missing(
-            arguments.claim,
-            arguments.request,
-            template=arguments.template,
-            driver=arguments.driver,
-            root=arguments.root,
-        )
-        if hint is None:  # files there, but never readable: the reason says why
-            raise
-        raise dra_metadata.WaitTimeoutError(
-            f"{error.reason}; {hint}",
-            metadata=None,
-            path=error.path,
-            timeout=error.timeout,
-        ) from None
+
+
+@contextmanager
+def _warnings_on_stderr() -> Iterator[None]:
+    """The dra_metadata logger's warnings as the command's own lines, while it waits."""
+    import logging  # noqa: PLC0415 - not loaded by the subcommands that do not wait
+
+    class Complain(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            complain(record.getMessage())
+
+    logger = logging.getLogger("dra_metadata")
+    handler = Complain(logging.WARNING)
+    logger.addHandler(handler)
+    propagate, logger.propagate = logger.propagate, False
+    try:
+        yield
+    finally:
+        logger.removeHandler(handler)
+        logger.propagate = propagate

@@ -7,6 +7,10 @@ JSONDecodeError, from inside a request. Here each file is read by us and each pl
 so that every such problem is a KubeAPIError naming the file, the entry and what is wrong. A
 credential problem raised while a request is sent is a CredentialError (a KubeAPIError): a watch
 ends on it instead of retrying.
+
+A plugin runs in a session (and process group) of its own, which is ended (SIGKILL) when the
+plugin exits and when it is given up on (the deadline, Ctrl-C): a child it left in the
+background, holding its stdout, can neither keep the request waiting nor outlive the call.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ import base64
 import binascii
 import contextlib
 import os
+import signal
 import ssl
 import tempfile
 from collections.abc import AsyncGenerator, Generator
@@ -40,26 +45,56 @@ EXEC_API_VERSIONS = (
 _SHOWN_OUTPUT = 200  # characters of a plugin's output or error quoted in a message
 PLUGIN_OUTPUT_LIMIT = 1 << 20
 """Bytes an exec plugin may print on stdout (an ExecCredential is a few KiB) or stderr."""
-_REAP_SECONDS = 5.0
+_REAP_SECONDS = 1.0
+"""How long the pipes of an ended plugin may take to close (a process that left the plugin's
+session may hold them) before they are closed on our side."""
+
+
+class _PluginProtocol(asyncio.subprocess.SubprocessStreamProtocol):
+    """The pipes of a plugin's process, and ``exited``, done as soon as the plugin itself exits
+    (``Process.wait()`` also waits for the pipes, which a child it left may hold open)."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        super().__init__(limit=65536, loop=loop)
+        self.exited: asyncio.Future[None] = loop.create_future()
+
+    def process_exited(self) -> None:
+        super().process_exited()
+        if not self.exited.done():
+            self.exited.set_result(None)
+
+
+def _end_group(process: asyncio.subprocess.Process) -> None:
+    """SIGKILL to the plugin's process group (its session: the plugin and what it started)."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(process.pid, signal.SIGKILL)
+
+
+class _Output:
+    """What a plugin printed on one stream so far; None past PLUGIN_OUTPUT_LIMIT bytes."""
+
+    def __init__(self) -> None:
+        self.data: bytearray | None = bytearray()
+
+    def value(self) -> bytes | None:
+        return None if self.data is None else bytes(self.data)
 
 
 async def _drained(
-    stream: asyncio.StreamReader | None, process: asyncio.subprocess.Process
-) -> bytes | None:
-    """All of ``stream`` up to its end; None, and the process killed, past PLUGIN_OUTPUT_LIMIT
-    bytes. The stream is read to its end either way: asyncio ends a process's wait() only once
-    its pipes are closed."""
+    stream: asyncio.StreamReader | None, process: asyncio.subprocess.Process, output: _Output
+) -> None:
+    """Read ``stream`` into ``output`` up to its end; past PLUGIN_OUTPUT_LIMIT bytes, the
+    process is killed. The stream is read to its end either way: asyncio ends a process's
+    wait() only once its pipes are closed."""
     assert stream is not None  # noqa: S101 - created with PIPE
-    data: bytearray | None = bytearray()
     while chunk := await stream.read(65536):
-        if data is None:
+        if output.data is None:
             continue
-        data += chunk
-        if len(data) > PLUGIN_OUTPUT_LIMIT:
-            data = None
+        output.data += chunk
+        if len(output.data) > PLUGIN_OUTPUT_LIMIT:
+            output.data = None
             with contextlib.suppress(ProcessLookupError):
                 process.kill()
-    return None if data is None else bytes(data)
 
 
 def _file(config: SingleConfig, name: str, source: str) -> Path:
@@ -292,14 +327,17 @@ class ExecAuth(_AsyncOnly, httpx2.Auth):
         return environment
 
     async def _run(self) -> str:
+        loop = asyncio.get_running_loop()
         try:
-            process = await asyncio.create_subprocess_exec(
+            transport, protocol = await loop.subprocess_exec(
+                lambda: _PluginProtocol(loop),
                 self.plugin.command,
                 *(self.plugin.args or ()),
                 env=self._environment(),
                 stdin=asyncio.subprocess.DEVNULL,
                 stdout=asyncio.subprocess.PIPE,
                 stderr=asyncio.subprocess.PIPE,
+                start_new_session=True,
             )
         except OSError as error:
             hint = f" ({self.plugin.installHint.strip()})" if self.plugin.installHint else ""
@@ -308,17 +346,18 @@ class ExecAuth(_AsyncOnly, httpx2.Auth):
                 f"{self.describe()} {found} ({error.strerror}){hint}: install it, put it on "
                 "$PATH, or fix users[].user.exec.command"
             ) from None
+        process = asyncio.subprocess.Process(transport, protocol, loop)
+        printed, complained = _Output(), _Output()
         readers = asyncio.gather(
-            _drained(process.stdout, process), _drained(process.stderr, process)
+            _drained(process.stdout, process, printed),
+            _drained(process.stderr, process, complained),
         )
-        try:  # shielded: a cancelled read would leave a pipe open, and wait() waiting for it
-            stdout, stderr = await asyncio.shield(readers)
-            await process.wait()
-        finally:
-            if process.returncode is None:  # cancelled: the deadline, Ctrl-C
-                with contextlib.suppress(ProcessLookupError):
-                    process.kill()
-                await _reaped(process, readers)
+        try:
+            await protocol.exited  # not its pipes: a child it left may hold them open
+        finally:  # exited, or cancelled (the deadline, Ctrl-C): its session goes with it
+            _end_group(process)
+            await _reaped(process, readers, transport)
+        stdout, stderr = printed.value(), complained.value()
         if stdout is None or stderr is None:
             stream = "stdout" if stdout is None else "stderr"
             raise CredentialError(
@@ -363,14 +402,27 @@ class ExecAuth(_AsyncOnly, httpx2.Auth):
         return token
 
 
-async def _reaped(process: asyncio.subprocess.Process, readers: asyncio.Future[Any]) -> None:
-    """Wait for a killed plugin: its pipes read to their end (a child it left may hold them:
-    then given up after a while), then its exit status."""
-    done, _ = await asyncio.wait({readers}, timeout=_REAP_SECONDS)
-    if not done:
-        readers.cancel()
-        return
-    await process.wait()
+async def _reaped(
+    process: asyncio.subprocess.Process,
+    readers: asyncio.Future[Any],
+    transport: asyncio.SubprocessTransport,
+) -> None:
+    """After the plugin's session was ended: its pipes read to their end (closed on our side
+    after _REAP_SECONDS, when a process that left the session still holds them), its exit
+    status collected, its transport closed (so that nothing is left for the garbage collector
+    to close on an event loop that is gone)."""
+    try:
+        done, _ = await asyncio.wait({readers}, timeout=_REAP_SECONDS)
+        if not done:
+            readers.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await readers
+            transport.close()  # our ends of the pipes; the plugin was killed already
+        await asyncio.wait_for(process.wait(), _REAP_SECONDS)
+    except asyncio.TimeoutError:
+        pass  # its exit status was not collected in time: the transport is closed below
+    finally:
+        transport.close()
 
 
 def _json_kind(value: object) -> str:

@@ -82,4 +82,6 @@ def device_health_document(health: DeviceHealth) -> dict[str, Any]:
         "message": health.message,
         "resourceName": health.resource_name,
         "resourceID": health.resource_id,
+        "claimName": health.claim_name,
+        "unresolved": health.unresolved,
     }

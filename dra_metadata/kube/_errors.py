@@ -7,6 +7,7 @@ connection that cannot be made says whether it was refused, timed out or failed 
 
 from __future__ import annotations
 
+import re
 import ssl
 from dataclasses import dataclass
 from typing import Any
@@ -155,14 +156,10 @@ def transport_error(target: Target, verb: str, server: str, error: Exception) ->
     causes = _causes(error)
     text = " ".join(str(cause) for cause in causes)
     asked = f"to {verb} {target.describe()}"
-    if any(isinstance(cause, ssl.SSLError) for cause in causes) or "[SSL" in text:
-        detail = next((str(c) for c in causes if isinstance(c, ssl.SSLError)), str(error))
-        message = (
-            f"TLS with the Kubernetes API server at {server} failed {asked} ({detail}): its "
-            "certificate is not signed by the configured certificate authority (the "
-            "kubeconfig's certificate-authority, the ServiceAccount's ca.crt) or does not name "
-            "that address"
-        )
+    tls = next((cause for cause in causes if isinstance(cause, ssl.SSLError)), None)
+    if tls is not None or "[SSL" in text:
+        problem = _tls_problem(tls if tls is not None else error)
+        message = f"TLS with the Kubernetes API server at {server} failed {asked} {problem}"
     elif any(isinstance(cause, ConnectionRefusedError) for cause in causes) or (
         "Connection refused" in text
     ):
@@ -176,6 +173,56 @@ def transport_error(target: Target, verb: str, server: str, error: Exception) ->
     else:
         message = f"cannot reach the Kubernetes API server at {server} {asked}: {error}"
     return _answered(message, target, verb, None)
+
+
+_CLIENT_CERTIFICATE_ALERTS = (
+    "BAD_CERTIFICATE",
+    "UNKNOWN_CA",
+    "CERTIFICATE_UNKNOWN",
+    "CERTIFICATE_EXPIRED",
+    "CERTIFICATE_REVOKED",
+    "UNSUPPORTED_CERTIFICATE",
+    "ACCESS_DENIED",
+)
+
+
+def _tls_problem(error: BaseException) -> str:
+    """What a TLS failure (an SSLError, or an error that quotes one) means, after "TLS with the
+    Kubernetes API server ... failed ...": the server's certificate not trusted, the server
+    refusing the client's, or other."""
+    detail = str(error)
+    named = re.search(r"\[SSL: (\w+)\]", detail)  # an SSLError re-raised may have no .reason
+    reason = str(getattr(error, "reason", None) or (named.group(1) if named else ""))
+    if isinstance(error, ssl.SSLCertVerificationError) or reason == "CERTIFICATE_VERIFY_FAILED":
+        return (
+            f"({detail}): its certificate is not signed by the configured certificate authority "
+            "(the kubeconfig's certificate-authority, the ServiceAccount's ca.crt) or does not "
+            "name that address"
+        )
+    if "ALERT_CERTIFICATE_REQUIRED" in reason:
+        return (
+            f"({detail}): the server demands a client certificate and the configuration gives "
+            "none: give the kubeconfig's user a client-certificate and client-key that the "
+            "server trusts"
+        )
+    if "ALERT" in reason and any(alert in reason for alert in _CLIENT_CERTIFICATE_ALERTS):
+        return (
+            f"({detail}): the server does not accept the client certificate of the "
+            "configuration (or its lack of one): give the kubeconfig's user a "
+            "client-certificate and client-key signed by an authority that the server trusts"
+        )
+    if "ALERT_HANDSHAKE_FAILURE" in reason:  # TLS 1.2's answer to a missing certificate too
+        return (
+            f"({detail}): the server demands a client certificate that the configuration does "
+            "not give or that it does not accept (the kubeconfig user's client-certificate and "
+            "client-key), or it shares no TLS version or cipher with this client"
+        )
+    if "ALERT" in reason:
+        return (
+            f"({detail}): the server ended the TLS connection with that alert (a TLS version, "
+            "cipher or client certificate it does not accept)"
+        )
+    return f"({detail})"
 
 
 def deadline_error(

@@ -367,3 +367,50 @@ def _container_health(
                 )
             )
     return health
+
+
+def pod_claim_references(pod: object) -> dict[str, tuple[str | None, str]]:
+    """For each of the pod's claims: (the ResourceClaim's name, or None; why there is none).
+
+    A claim named in ``spec.resourceClaims[].resourceClaimName`` is that claim; a template
+    claim's name is in ``status.resourceClaimStatuses`` once the resourceclaim controller made
+    it. The second item is empty when the name is known.
+    """
+    fields = _Fields("a Pod")
+    pod_object = fields.obj(pod, "object")
+    fields = _Fields(_describe(pod_object, "pod"))
+    spec = fields.obj(pod_object.get("spec"), "spec")
+    status = fields.obj(pod_object.get("status"), "status")
+    generated: dict[str, str | None] = {}
+    for index, raw in enumerate(
+        fields.array(status.get("resourceClaimStatuses"), "status.resourceClaimStatuses")
+    ):
+        path = f"status.resourceClaimStatuses[{index}]"
+        entry = fields.obj(raw, path)
+        generated[fields.text(entry.get("name"), f"{path}.name")] = fields.optional_text(
+            entry.get("resourceClaimName"), f"{path}.resourceClaimName"
+        )
+    references: dict[str, tuple[str | None, str]] = {}
+    for index, raw in enumerate(fields.array(spec.get("resourceClaims"), "spec.resourceClaims")):
+        path = f"spec.resourceClaims[{index}]"
+        entry = fields.obj(raw, path)
+        name = fields.text(entry.get("name"), f"{path}.name")
+        direct = fields.optional_text(entry.get("resourceClaimName"), f"{path}.resourceClaimName")
+        if direct:
+            references[name] = (direct, "")
+        elif name not in generated:
+            references[name] = (
+                None,
+                (
+                    f'{fields.what} has no ResourceClaim for its claim "{name}" '
+                    "yet (status.resourceClaimStatuses names none)"
+                ),
+            )
+        elif not generated[name]:
+            references[name] = (
+                None,
+                f'{fields.what} needs no ResourceClaim for its claim "{name}"',
+            )
+        else:
+            references[name] = (generated[name], "")
+    return references

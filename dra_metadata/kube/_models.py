@@ -19,6 +19,17 @@ Health = Literal["Healthy", "Unhealthy", "Unknown"]
 """The health the kubelet reports for an allocated device."""
 
 
+class UnresolvedDeviceWarning(UserWarning):
+    """Device health was read, but which devices it names could not be (no access to a claim).
+
+    Issued once per read or watch by read_device_health, watch_device_health and
+    awatch_device_health when a ResourceClaim the pod's health entries point to cannot be read:
+    the message names the claim and what to grant (``get`` on ``resourceclaims``). The health
+    itself is returned all the same, its `DeviceHealth.unresolved` saying the same thing.
+    ``warnings.simplefilter("ignore", UnresolvedDeviceWarning)`` silences it.
+    """
+
+
 @dataclass(frozen=True, slots=True)
 class DeviceCondition:
     """One entry of ``status.devices[].conditions`` (a Kubernetes ``metav1.Condition``).
@@ -161,8 +172,25 @@ class DeviceHealth:
     ``claim:<pod claim>/<request>``): `request` is the top-level request the container asked
     for, never a subrequest, and None when the container uses the whole claim. Entries of
     device plugins (`resource_name` such as ``nvidia.com/gpu``) have no pod claim name.
-    `driver`, `pool` and `device` are split from `resource_id` (``<driver>/<pool>/<device>``,
-    a pool name may hold ``/``); they are None when the kubelet reported a CDI device ID.
+
+    Which device it is: `driver`, `pool` and `device` are split from `resource_id` when the
+    kubelet wrote ``<driver>/<pool>/<device>`` (a pool name may hold ``/``). When it wrote the
+    driver's **CDI device ID** instead (``test-driver.cdi.k8s.io/test=claim-<uid>-<request>``,
+    as the kubelet does for every driver that returns CDI IDs), they are resolved through the
+    pod's claims: `claim_name` is the ResourceClaim (``spec.resourceClaims`` or, for a
+    template claim, ``status.resourceClaimStatuses``), and the device is the allocation result
+    of that claim (and request) that the ID names: the only one there is, or the one whose
+    request the ID ends with after the claim's UID. Where that is not unambiguous, or the claim
+    cannot be read (reading it needs ``get`` on ``resourceclaims``), `driver`, `pool` and
+    `device` stay None and `unresolved` says why, in a sentence. `unresolved` is None when the
+    device is known and for device plugins' entries.
+
+    Example:
+        >>> from dra_metadata.kube import DeviceHealth
+        >>> health = DeviceHealth("c", "direct", None, "gpu.example.com", "node-7", "gpu-3",
+        ...                       "Unhealthy", "XID 79")
+        >>> health.health, health.unresolved
+        ('Unhealthy', None)
     """
 
     container: str
@@ -175,6 +203,10 @@ class DeviceHealth:
     message: str | None = None
     resource_name: str = ""
     resource_id: str = ""
+    claim_name: str | None = None
+    """The ResourceClaim's name (None for device plugins, and while a template claim has none)."""
+    unresolved: str | None = None
+    """Why `driver`, `pool` and `device` are None for a DRA device; None when they are known."""
 
     def to_document(self) -> dict[str, Any]:
         """This entry as ``dra-metadata health -o json`` prints it (plain dicts for json)."""

@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from dra_metadata.kube._errors import Target, claim_target, pod_target
+from dra_metadata.kube._health import ClaimResolver, PodHealthView
 from dra_metadata.kube._http import (
     REQUEST_TIMEOUT_SECONDS,
     Api,
@@ -15,11 +16,7 @@ from dra_metadata.kube._http import (
     connect,
 )
 from dra_metadata.kube._identity import check_name, resolve_pod_name
-from dra_metadata.kube._mapping import (
-    claim_status_from_object,
-    device_health_from_pod,
-    generated_claim_name,
-)
+from dra_metadata.kube._mapping import claim_status_from_object, generated_claim_name
 from dra_metadata.kube._models import ClaimStatus, DeviceHealth
 from dra_metadata.kube._sync import run
 
@@ -115,8 +112,18 @@ def read_device_health(
 
     One DeviceHealth per resource of ``allocatedResourcesStatus`` in the Pod's container
     statuses (this pod unless ``pod_name``; every container unless ``container_name``). Empty
-    while the kubelet reports none. ``timeout``: the deadline of the read, as in
-    read_claim_status. Needs ``get`` on ``pods``.
+    while the kubelet reports none. Entries the kubelet keys by a CDI device ID are named
+    (`driver`, `pool`, `device`) through the pod's claims where that is unambiguous, else
+    `unresolved` says why (see DeviceHealth). ``timeout``: the deadline of the read, the claims
+    included, as in read_claim_status.
+
+    Needs ``get`` on ``pods``, and ``get`` on ``resourceclaims`` to name CDI-keyed devices:
+    without it the health is returned unresolved, with one UnresolvedDeviceWarning naming the
+    permission. Raises MetadataNotFoundError (no such pod or container) or KubeAPIError.
+
+    Example:
+        >>> for device in kube.read_device_health(container_name="trainer"):  # doctest: +SKIP
+        ...     print(device.device or device.unresolved, device.health, device.message)
     """
     if container_name is not None:
         check_name("container_name", container_name, label=True)
@@ -124,4 +131,11 @@ def read_device_health(
     deadline = Deadline.after(checked_request_timeout(timeout))
     api = connect(client)
     pod = pod_target(resolve_pod_name(pod_name), api.namespace(namespace))
-    return device_health_from_pod(_get(api, deadline, pod), container_name)
+    resolver = ClaimResolver(api, pod.namespace)
+
+    async def read() -> tuple[DeviceHealth, ...]:
+        async with api.async_client(deadline.httpx_timeout()) as http:
+            view = PodHealthView.of(await aget_object(api, http, pod, deadline), container_name)
+            return await resolver.named(http, view, deadline)
+
+    return run(read)

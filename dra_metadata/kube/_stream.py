@@ -1,4 +1,4 @@
-"""The claim watch itself: events -> statuses, resumed, started over on 410 Gone.
+"""The watch of one object (a claim, a pod): events -> values, resumed, started over on 410.
 
 Facts that shape it (see docs/guides/kubernetes-api.md, "Watching"):
 
@@ -20,7 +20,7 @@ import contextlib
 import time
 from collections.abc import AsyncGenerator, Callable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 import orjson
 
@@ -39,6 +39,8 @@ from dra_metadata.kube._models import ClaimStatus
 
 if TYPE_CHECKING:
     import httpx2
+
+_T = TypeVar("_T")
 
 WATCH_SECONDS = 290
 """How long the server keeps one watch open before it is resumed (client-go: 5 to 10 min)."""
@@ -193,22 +195,24 @@ def _on_event(
 
 
 @dataclass
-class _Reader:
-    """The list-and-watch loop: puts each changed status, or the error that ends it."""
+class _Reader(Generic[_T]):
+    """The list-and-watch loop: puts each changed value of the object, or the error that ends
+    it (``convert`` makes the value; values that compare equal are put once)."""
 
     api: Api
     http: httpx2.AsyncClient
     target: Target
     state: WatchState
-    put: Callable[[ClaimStatus | BaseException], None]
-    last: ClaimStatus | None = None
+    put: Callable[[_T | BaseException], None]
+    convert: Callable[[Mapping[str, Any]], _T]
+    last: _T | None = None
     started: bool = False
 
     def on_object(self, obj: Mapping[str, Any]) -> None:
-        status = claim_status_from_object(obj)
-        if status != self.last:
-            self.put(status)
-        self.last = status
+        value = self.convert(obj)
+        if value != self.last:
+            self.put(value)
+        self.last = value
 
     async def run(self) -> None:
         cursor = _Cursor()
@@ -235,7 +239,7 @@ class _Reader:
             if cursor.resource_version is None:  # the start, or after 410 Gone
                 obj = await aget_object(self.api, self.http, self.target)
                 self.on_object(obj)
-                cursor.resource_version = claim_status_from_object(obj).resource_version
+                cursor.resource_version = _resource_version(self.target, obj)
                 self.started = True
             await _read_events(self.api, self.http, self.target, cursor, self.on_object)
         except _Restart:
@@ -254,7 +258,17 @@ class _Reader:
         return None
 
 
-async def claim_updates(
+def _resource_version(target: Target, obj: Mapping[str, Any]) -> str:
+    metadata = obj.get("metadata")
+    version = metadata.get("resourceVersion") if isinstance(metadata, Mapping) else None
+    if not isinstance(version, str) or not version:
+        raise KubeAPIError(
+            f"the API server returned {target.describe()} without metadata.resourceVersion"
+        )
+    return version
+
+
+def claim_updates(
     api: Api,
     http: httpx2.AsyncClient,
     target: Target,
@@ -266,9 +280,28 @@ async def claim_updates(
     """The claim's status at the start and after each change; None after ``wake()`` seconds
     without one (None from wake: no limit), or as soon as ``stop`` is set, so that callers
     can look at clocks and events."""
-    queue: asyncio.Queue[ClaimStatus | BaseException] = asyncio.Queue()
-    reader = asyncio.ensure_future(_Reader(api, http, target, state, queue.put_nowait).run())
-    getter: asyncio.Future[ClaimStatus | BaseException] | None = None
+    return object_updates(
+        api, http, target, claim_status_from_object, state=state, wake=wake, stop=stop
+    )
+
+
+async def object_updates(
+    api: Api,
+    http: httpx2.AsyncClient,
+    target: Target,
+    convert: Callable[[Mapping[str, Any]], _T],
+    *,
+    state: WatchState,
+    wake: Callable[[], float | None],
+    stop: asyncio.Event | None = None,
+) -> AsyncGenerator[_T | None, None]:
+    """``convert`` of the object at the start and after each change of that value (as
+    claim_updates: None when ``wake()`` seconds passed or ``stop`` is set)."""
+    queue: asyncio.Queue[_T | BaseException] = asyncio.Queue()
+    reader = asyncio.ensure_future(
+        _Reader(api, http, target, state, queue.put_nowait, convert).run()
+    )
+    getter: asyncio.Future[_T | BaseException] | None = None
     stopper = None if stop is None else asyncio.ensure_future(stop.wait())
     try:
         while True:

@@ -1,9 +1,9 @@
 """Waiting on a claim watch until a condition on its DeviceMetadata holds (source "api").
 
 The same notion of "ready" as the file waits: a Condition takes the DeviceMetadata of one
-request (ClaimStatus.to_metadata) and returns None when ready, else the reason; the reason ends
-up in the same WaitTimeoutError. A claim that is not allocated yet is not ready, whatever the
-condition says (as a request directory without files is not).
+request (ClaimStatus.to_metadata) and returns None or True when ready, else the reason (or
+False); the reason ends up in the same WaitTimeoutError. A claim that is not allocated yet is
+not ready, whatever the condition says (as a request directory without files is not).
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from dra_metadata._model._conditions import Verdict, checked_condition, checked_predicate
 from dra_metadata._model._errors import WaitTimeoutError, shown_names
 from dra_metadata._model._metadata import DeviceMetadata
 from dra_metadata._model._models import Device, camel
@@ -31,7 +32,7 @@ if TYPE_CHECKING:
 _NETWORK_FIELDS = ("interface_name", "ips", "hardware_address")
 
 
-def network_data_condition(require: tuple[str, ...]) -> Condition:
+def network_data_condition(require: tuple[str, ...]) -> Verdict:
     """wait_for_network_data's condition, with reasons that speak of the claim status."""
     unknown = [name for name in require if name not in _NETWORK_FIELDS]
     if unknown:
@@ -52,8 +53,10 @@ def network_data_condition(require: tuple[str, ...]) -> Condition:
     return condition
 
 
-def device_condition(predicate: Callable[[Device], bool]) -> Condition:
-    """wait_for's condition (every device satisfies ``predicate``), for the claim status."""
+def device_condition(predicate: Callable[[Device], bool]) -> Verdict:
+    """wait_for's condition (every device satisfies ``predicate``; a str answer is a
+    TypeError), for the claim status."""
+    predicate = checked_predicate(predicate)
 
     def condition(metadata: DeviceMetadata) -> str | None:
         if not metadata.devices:
@@ -76,7 +79,7 @@ def _where(status: ClaimStatus) -> str:
 class _Wait:
     """The checked options of one wait."""
 
-    condition: Condition
+    condition: Verdict
     ref: ClaimRef
     request_name: str
     driver: str | None
@@ -114,7 +117,14 @@ class _Wait:
         if not progress_interval > 0:
             raise ValueError(f"progress_interval must be positive, not {progress_interval!r}")
         return cls(
-            condition, ref, request_name, driver, timeout, stop_event, progress, progress_interval
+            checked_condition(condition),
+            ref,
+            request_name,
+            driver,
+            timeout,
+            stop_event,
+            progress,
+            progress_interval,
         )
 
     async def run(self, api: Api, *, awaitable: bool) -> DeviceMetadata:
@@ -230,7 +240,8 @@ async def await_until(  # noqa: PLR0913 - wait_until's options, as the file wait
     """Wait on a watch of the claim until ``condition`` holds for the request's metadata.
 
     Returns the DeviceMetadata of ``request_name`` (a top-level request also covers its
-    subrequests; ``driver`` keeps one driver's devices) once ``condition`` returns None.
+    subrequests; ``driver`` keeps one driver's devices) once ``condition`` returns None (or
+    True; any answer but None, a bool or a str is a TypeError).
     Raises WaitTimeoutError after ``timeout`` seconds (None: for ever) or when ``stop_event``
     is set (an asyncio.Event is awaited), with the last metadata and the reason;
     MetadataNotFoundError when the claim, the pod's claim or the request does not exist (or

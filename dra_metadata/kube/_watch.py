@@ -13,8 +13,8 @@ from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from dra_metadata.kube._errors import Target, claim_target, pod_target
-from dra_metadata.kube._http import Api, aget_object, connect
+from dra_metadata.kube._errors import Target, claim_target, deadline_error, pod_target
+from dra_metadata.kube._http import REQUEST_TIMEOUT_SECONDS, Api, Deadline, aget_object, connect
 from dra_metadata.kube._identity import check_name, resolve_pod_name
 from dra_metadata.kube._mapping import generated_claim_name
 from dra_metadata.kube._models import ClaimStatus
@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from lightkube import AsyncClient, Client
 
     from dra_metadata import StopEvent
+    from dra_metadata._model._errors import KubeAPIError
 
 STOP_CHECK_SECONDS = 0.1
 """A stop_event is looked at least this often."""
@@ -60,13 +61,16 @@ class ClaimRef:
             check_name("namespace", namespace, label=True)
         return cls(claim_name, template, pod_name, namespace)
 
-    async def target(self, api: Api, http: httpx2.AsyncClient) -> Target:
-        """The claim to watch (for a template claim: its generated name, read from the pod)."""
+    async def target(
+        self, api: Api, http: httpx2.AsyncClient, deadline: Deadline | None = None
+    ) -> Target:
+        """The claim to watch (for a template claim: its generated name, read from the pod by
+        ``deadline``; default: that of a request)."""
         namespace = api.namespace(self.namespace)
         if not self.template:
             return claim_target(self.claim_name, namespace)
         pod = pod_target(resolve_pod_name(self.pod_name), namespace)
-        name = generated_claim_name(await aget_object(api, http, pod), self.claim_name)
+        name = generated_claim_name(await aget_object(api, http, pod, deadline), self.claim_name)
         return claim_target(name, namespace)
 
 
@@ -112,23 +116,43 @@ class Clock:
 async def awatch_statuses(
     api: Api, ref: ClaimRef, timeout: float | None, stop_event: StopEvent | None, *, awaitable: bool
 ) -> AsyncIterator[ClaimStatus]:
-    """The body of watch_claim_status / awatch_claim_status (``awaitable``: the caller's loop)."""
+    """The body of watch_claim_status / awatch_claim_status (``awaitable``: the caller's loop).
+
+    A ``timeout`` that passes before the claim's status was read (an API server that does not
+    answer, an exec plugin still running) is a KubeAPIError, as the request's own deadline
+    would be, not the quiet end of a watch that had nothing to report.
+    """
     clock = Clock(timeout, stop_event, awaitable=awaitable)
+    shorter = timeout is not None and timeout < REQUEST_TIMEOUT_SECONDS
     async with api.async_client() as http:
-        target = await ref.target(api, http)
+        target = await ref.target(api, http, Deadline.after(timeout or 0.0) if shorter else None)
         updates = claim_updates(
             api, http, target, state=WatchState(), wake=clock.wake, stop=clock.awaited_stop
         )
+        started = False
         try:
             async for status in updates:
                 if clock.stopped():
                     return
                 if status is not None:
+                    started = True
                     yield status
                 if clock.expired():
+                    if not started:
+                        raise _not_started(api, http, target, timeout or 0.0)
                     return
         finally:
             await updates.aclose()
+
+
+def _not_started(
+    api: Api, http: httpx2.AsyncClient, target: Target, timeout: float
+) -> KubeAPIError:
+    """The error of a watch whose ``timeout`` passed before the claim's status was read."""
+    from dra_metadata.kube._credentials import exec_plugin_running  # noqa: PLC0415
+
+    plugin = exec_plugin_running(http)
+    return deadline_error(target, "get", api.server, timeout, plugin, adjustable=True)
 
 
 def watch_claim_status(
@@ -150,7 +174,8 @@ def watch_claim_status(
     when ``stop_event`` is set (looked at every 0.1 s) or when the caller stops iterating.
     Needs ``get`` and ``watch`` on ``resourceclaims`` (and ``get`` on ``pods`` for a template
     claim). Raises MetadataNotFoundError when the claim does not exist or is deleted, and
-    KubeAPIError when the API refuses or cannot be reached at the start.
+    KubeAPIError when the API refuses or cannot be reached at the start, also when ``timeout``
+    passes before the claim's status could be read.
     """
     ref = ClaimRef.checked(claim_name, template=template, pod_name=pod_name, namespace=namespace)
     checked_timeout(timeout)

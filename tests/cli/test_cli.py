@@ -16,7 +16,7 @@ import pytest
 from dra_metadata import Device, DeviceAttribute, NetworkDeviceData
 from dra_metadata.testing import MetadataTree
 
-from helpers import COMMAND, REPO, SAMPLE
+from helpers import COMMAND, REPO, SAMPLE, catches_signal, wait_until, wait_until_watching
 from helpers import run_command as run
 
 
@@ -206,46 +206,51 @@ class TestWait:
     def test_network_data_from_another_process(self, tree: MetadataTree) -> None:
         tree.add_template_claim("nic", "vf", "sriov.example.com", ["vf-0"])
         code = (
-            "import sys, time\n"
+            "import sys\n"
             "from dra_metadata import Device, NetworkDeviceData\n"
             "from dra_metadata.testing import MetadataTree\n"
-            "time.sleep(1)\n"
             "MetadataTree(sys.argv[1], mode='in-place').update('nic', 'vf', 'sriov.example.com', template=True,\n"
             "    devices=[Device(name='vf-0', network_data=NetworkDeviceData('net1', ('10.0.0.5/24',)))])\n"
         )
-        writer = subprocess.Popen([sys.executable, "-c", code, str(tree.root)])
-        start = time.monotonic()
-        result = run(
-            "wait",
-            "--template",
-            "nic",
-            "vf",
-            "--for",
-            "network-data",
-            "--timeout",
-            "30s",
-            root=tree.root,
-        )
-        elapsed = time.monotonic() - start
-        assert writer.wait(10) == 0
-        assert result.returncode == 0, result.stderr
-        assert 0.9 < elapsed < 10
+        arguments = ["--template", "nic", "vf", "--for", "network-data", "--timeout", "60s"]
+        with subprocess.Popen(
+            [COMMAND, "--root", str(tree.root), "wait", *arguments],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        ) as waiting:
+            # The file is written once the command waits on it (not ready yet: no network data),
+            # by another process.
+            wait_until_watching(waiting, "dra-metadata wait")
+            subprocess.run([sys.executable, "-c", code, str(tree.root)], check=True, timeout=60)
+            stdout, stderr = waiting.communicate(timeout=60)
+        assert waiting.returncode == 0, stderr
         assert (
-            result.stdout
+            stdout
             == "ready: network data (interface_name) on every device: 1 device(s), sriov.example.com generation 2\n"
         )
 
     def test_timeout_exits_1_with_the_reason(self, tree: MetadataTree) -> None:
         tree.add_claim("net", "nic", "nic.example.com", ["nic-0"])
         start = time.monotonic()
-        result = run(
-            "wait", "net", "nic", "--for", "network-data", "--timeout", "1.5s", root=tree.root
-        )
-        elapsed = time.monotonic() - start
-        assert result.returncode == 1
-        assert 1.5 <= elapsed < 6  # close to the timeout, with room for a noisy machine
-        assert "timed out" in result.stderr
-        assert "generation 1, device nic-0 has no networkData" in result.stderr
+        with subprocess.Popen(
+            [COMMAND, "--root", str(tree.root), "wait", "net", "nic", "--for", "network-data",
+             "--timeout", "1.5s"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        ) as waiting:  # fmt: skip
+            # Timed from when it waits, not from the start of its interpreter, which a busy
+            # machine may stretch: it ends close to its timeout, with room for a noisy machine.
+            wait_until_watching(waiting, "dra-metadata wait")
+            waits = time.monotonic()
+            _, stderr = waiting.communicate(timeout=60)
+        ended = time.monotonic()
+        assert waiting.returncode == 1
+        assert ended - start >= 1.5
+        assert ended - waits < 6
+        assert "timed out" in stderr
+        assert "generation 1, device nic-0 has no networkData" in stderr
 
     def test_progress_every_5_seconds(self, tree: MetadataTree) -> None:
         result = run("wait", "c", "r", "--timeout", "5.5s", root=tree.root)
@@ -405,7 +410,10 @@ class TestWait:
             stderr=subprocess.PIPE,
             text=True,
         ) as process:
-            time.sleep(1.0)  # started (two interpreters) and waiting
+            # Its SIGTERM handler is installed and it waits on the files (inside the part that
+            # turns SIGINT's KeyboardInterrupt into 130).
+            wait_until(lambda: catches_signal(process.pid, signal.SIGTERM), "the SIGTERM handler")
+            wait_until_watching(process, "dra-metadata wait")
             start = time.monotonic()
             process.send_signal(sent)
             assert process.wait(5) == code
@@ -707,7 +715,8 @@ KUBERNETES = REPO / "examples" / "kubernetes"
 
 
 def manifest_commands(manifest: str) -> list[list[str]]:
-    """The ``command: [...]`` lines of a manifest (flow sequences, which are JSON)."""
+    """The ``command: [...]`` of a manifest (flow sequences, which are JSON; over lines too)."""
     return [
-        json.loads(found) for found in re.findall(r"^\s+command: (\[.*\])$", manifest, re.MULTILINE)
+        json.loads(found)
+        for found in re.findall(r"^\s+command: (\[.*?\])$", manifest, re.MULTILINE | re.DOTALL)
     ]

@@ -12,7 +12,7 @@ import pytest
 from dra_metadata import Device, DeviceAttribute, NetworkDeviceData
 from dra_metadata.testing import MetadataTree
 
-from helpers import COMMAND, SAMPLE
+from helpers import COMMAND, SAMPLE, wait_until_watching
 from helpers import run_command as run
 
 
@@ -66,39 +66,50 @@ def test_signals_are_as_the_command_expects() -> None:
         assert not ignored & (1 << (number - 1)), result.stdout
 
 
+def _exec_once_waiting(tree: MetadataTree, writer: str, *arguments: str) -> tuple[int, str, str]:
+    """``dra-metadata exec ARGUMENTS``, with ``writer`` (Python code) run in another process once
+    the command waits on the files: its exit code, stdout and stderr."""
+    with subprocess.Popen(
+        [COMMAND, "--root", str(tree.root), "exec", *arguments],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    ) as waiting:
+        wait_until_watching(waiting, "dra-metadata exec")
+        subprocess.run([sys.executable, "-c", writer, str(tree.root)], check=True, timeout=60)
+        stdout, stderr = waiting.communicate(timeout=60)
+    return waiting.returncode, stdout, stderr
+
+
 def test_waits_then_runs(tree: MetadataTree) -> None:
     tree.add_template_claim("nic", "vf", "sriov.example.com", ["vf-0"])
     code = (
-        "import sys, time\n"
+        "import sys\n"
         "from dra_metadata import Device, NetworkDeviceData\n"
         "from dra_metadata.testing import MetadataTree\n"
-        "time.sleep(0.5)\n"
         "MetadataTree(sys.argv[1], mode='in-place').update('nic', 'vf', 'sriov.example.com', "
         "template=True, devices=[Device(name='vf-0', network_data=NetworkDeviceData('net1')), "
         "])\n"
     )
-    with subprocess.Popen([sys.executable, "-c", code, str(tree.root)]) as writer:
-        result = run(
-            "exec", "--template", "nic", "vf", "--for", "network-data", "--timeout", "30s",
-            "-q", "--", "sh", "-c", "echo started", root=tree.root,
-        )  # fmt: skip
-        assert writer.wait(30) == 0
-    assert result.returncode == 0, result.stderr
-    assert result.stdout == "started\n"
-    assert result.stderr == ""
+    code_, stdout, stderr = _exec_once_waiting(
+        tree, code, "--template", "nic", "vf", "--for", "network-data", "--timeout", "60s",
+        "-q", "--", "sh", "-c", "echo started",
+    )  # fmt: skip
+    assert code_ == 0, stderr
+    assert stdout == "started\n"
+    assert stderr == ""
 
 
 def test_timeout_alone_waits_for_the_files(tree: MetadataTree) -> None:
     code = (
-        "import sys, time\n"
+        "import sys\n"
         "from dra_metadata.testing import MetadataTree\n"
-        "time.sleep(0.5)\n"
         "MetadataTree(sys.argv[1]).add_claim('c', 'r', 'd.example.com', ['n'])\n"
     )
-    with subprocess.Popen([sys.executable, "-c", code, str(tree.root)]) as writer:
-        result = run("exec", "c", "r", "--timeout", "30s", "--", "echo", "ran", root=tree.root)
-        assert writer.wait(30) == 0
-    assert (result.returncode, result.stdout) == (0, "ran\n"), result.stderr
+    code_, stdout, stderr = _exec_once_waiting(
+        tree, code, "c", "r", "--timeout", "60s", "--", "echo", "ran"
+    )
+    assert (code_, stdout) == (0, "ran\n"), stderr
 
 
 @pytest.mark.parametrize(

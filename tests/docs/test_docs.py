@@ -2,7 +2,9 @@
 
 Every Python example of ``docs/`` (and of the README) runs here: the examples of a page in order,
 in one namespace, on a copy of the sample tree ``examples/tree`` (``DRA_METADATA_ROOT``) in a
-scratch directory; a ``text`` block right after an example is what the example prints. A block
+scratch directory; a ``text`` block right after an example is what the example prints. An
+asyncio example is a whole program, run as a user would paste it into a file (``python
+example.py``: ``asyncio.run(main())``, no ``await`` outside a coroutine). A block
 preceded by ``<!-- docs-test: pytest -->`` is a test module, run by pytest; one preceded by
 ``<!-- docs-test: kube -->`` runs against a real kube-apiserver (KUBEBUILDER_ASSETS), one preceded
 by ``<!-- docs-test: pools -->`` with kube-controller-manager beside it. The
@@ -28,8 +30,9 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from types import ModuleType
 
@@ -45,6 +48,7 @@ PUBLIC_MODULES = (
     "dra_metadata",
     "dra_metadata.writer",
     "dra_metadata.kube",
+    "dra_metadata.podresources",
     "dra_metadata.testing",
     "dra_metadata.strategies",
 )
@@ -125,21 +129,53 @@ def sample_tree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return root
 
 
+_ASYNC_NODES = (ast.AsyncFunctionDef, ast.Await, ast.AsyncFor, ast.AsyncWith)
+
+
+def uses_asyncio(block: Block) -> bool:
+    """Whether the example is asyncio code (imports asyncio, awaits, defines a coroutine)."""
+    for node in ast.walk(ast.parse(block.code)):
+        if isinstance(node, _ASYNC_NODES):
+            return True
+        if isinstance(node, ast.Import) and any(a.name == "asyncio" for a in node.names):
+            return True
+    return False
+
+
+def run_as_a_file(block: Block) -> str:
+    """What an asyncio example prints, run as ``python example.py`` in the working directory
+    with this environment: no event loop around it, no namespace of the examples before it."""
+    with tempfile.TemporaryDirectory(prefix="dra-metadata-docs-") as scratch:
+        script = Path(scratch) / "example.py"
+        script.write_text(block.code, encoding="utf-8")
+        result = subprocess.run(
+            [sys.executable, str(script)],
+            capture_output=True,
+            text=True,
+            check=False,
+            timeout=300,
+        )
+    assert result.returncode == 0, f"{block.name} fails as a file:\n{result.stderr[-3000:]}"
+    return result.stdout
+
+
 def run_examples(page_blocks: list[Block], namespace: dict[str, object]) -> None:
-    """Run each python block in order in one namespace; check a text block that follows one."""
+    """Run each python block in order in one namespace (an asyncio one as a file of its own);
+    check a text block that follows one."""
     for index, block in enumerate(page_blocks):
         if block.language != "python" or block.marker is not None:
             continue
-        code = compile(block.code, block.name, "exec", flags=ast.PyCF_ALLOW_TOP_LEVEL_AWAIT)
-        output = io.StringIO()
-        with contextlib.redirect_stdout(output):
-            if code.co_flags & inspect.CO_COROUTINE:
-                asyncio.run(eval(code, namespace))  # noqa: S307 - the page's own example
-            else:
+        if uses_asyncio(block):
+            printed = run_as_a_file(block)
+        else:
+            code = compile(block.code, block.name, "exec")
+            output = io.StringIO()
+            with contextlib.redirect_stdout(output):
                 exec(code, namespace)  # noqa: S102 - the page's own example
+            printed = output.getvalue()
         following = page_blocks[index + 1] if index + 1 < len(page_blocks) else None
         if following is not None and following.language == "text":
-            assert output.getvalue() == following.code, f"{block.name} prints otherwise"
+            assert printed == following.code, f"{block.name} prints otherwise"
 
 
 @pytest.mark.parametrize("page", _python_pages(), ids=lambda page: str(page.relative_to(REPO)))
@@ -158,6 +194,26 @@ def test_a_broken_example_fails(tmp_path: Path, sample_tree: Path) -> None:
         run_examples([first, text], {})
     with pytest.raises(FileNotFoundError, match="no-such"):
         run_examples([second], {})
+
+
+def test_an_asyncio_example_runs_as_pasted_into_a_file(tmp_path: Path, sample_tree: Path) -> None:
+    page = tmp_path / "page.md"
+    page.write_text(
+        "```python\nimport asyncio\n\n\nasync def main() -> None:\n    print(1)\n\n\n"
+        "asyncio.run(main())\n```\n\n```text\n1\n```\n\n"
+        "```python\nimport asyncio\n\nawait asyncio.sleep(0)\n```\n\n"
+        "```python\nimport dra_metadata\n```\n\n"
+        "```python\nasync def main() -> None:\n    print(dra_metadata.__name__)\n\n\n"
+        "__import__('asyncio').run(main())\n```\n"
+    )
+    runs, text, top_level_await, imports, needs_the_import = blocks(page)
+    run_examples([runs, text], {})
+    with pytest.raises(AssertionError, match="'await' outside function"):
+        run_examples([top_level_await], {})
+    with pytest.raises(AssertionError, match="name 'dra_metadata' is not defined"):
+        run_examples([imports, needs_the_import], {})  # a file of its own: no earlier imports
+    with pytest.raises(SyntaxError, match="'await' outside function"):
+        compile(top_level_await.code, top_level_await.name, "exec")
 
 
 @pytest.mark.parametrize("block", _marked("pytest"), ids=lambda block: block.name)
@@ -205,20 +261,21 @@ def test_pool_status_examples_run(
         pytest.skip(kube_harness.SKIP_REASON)
     server = request.getfixturevalue("server")
     request.getfixturevalue("controller")
-    four_pools(server, request.getfixturevalue("namespace"), "gpu.example.com")
+    slices = server.request("GET", "/apis/resource.k8s.io/v1/resourceslices")["items"]
+    if not any(item["spec"]["driver"] == "gpu.example.com" for item in slices):
+        # Once per server: the slices are cluster-scoped, shared by the page's examples.
+        four_pools(server, request.getfixturevalue("namespace"), "gpu.example.com")
     monkeypatch.setenv("KUBECONFIG", str(server.write_kubeconfig(sample_tree.parent / "config")))
-    printed = "cluster None 2 0 2\nnode-a node-a 4 1 3\nnode-d node-d 5 0 5\nrolling node-e 3 0 3\n"
-    expected = Block(block.path, block.line, "text", printed, None)
-    namespace: dict[str, object] = {"__name__": "__docs__"}
-    run_examples([block.__class__(**{**vars(block), "marker": None}), expected], namespace)
-    last = namespace["result"]  # the asyncio twin's, for a pool that does not exist
-    assert (last.pools, last.pool_count, last.truncated) == ((), 0, False)  # type: ignore[attr-defined]
+    page = blocks(block.path)
+    following = page[page.index(block) + 1 :][:1]  # the text block of what it prints
+    assert [text.language for text in following] == ["text"], block.name
+    run_examples([replace(block, marker=None), *following], {"__name__": "__docs__"})
 
 
 def test_every_marker_is_known() -> None:
     """A misspelt marker would leave its example neither run with the others nor on its own."""
     markers = {block.marker for page in [REPO / "README.md", *PAGES] for block in blocks(page)}
-    assert markers <= {None, "pytest", "kube", "pools"}
+    assert markers <= {None, "pytest", "kube", "pools", "podresources"}
 
 
 def _docstring_examples() -> list[doctest.DocTest]:
@@ -254,7 +311,7 @@ def test_docstring_examples_run_on_the_sample_tree(sample_tree: Path) -> None:
 # The commands of the pages ---------------------------------------------------------------------
 
 _COMMAND = re.compile(r"(?:^|[\s$(])dra-metadata\s")
-_NEEDS_A_CLUSTER = re.compile(r"--source api|dra-metadata (?:status|health|pools)\b")
+_NEEDS_A_CLUSTER = re.compile(r"--source api|dra-metadata (?:status|health|pools|pod-resources)\b")
 
 
 def _commands() -> list[tuple[str, str]]:
@@ -446,7 +503,7 @@ def test_every_python_example_compiles() -> None:
     ]
     assert len(examples) >= 15
     for block in examples:
-        compile(block.code, block.name, "exec", flags=ast.PyCF_ALLOW_TOP_LEVEL_AWAIT)
+        compile(block.code, block.name, "exec")  # no await outside a coroutine
 
 
 def test_the_documented_show_document_has_the_keys_of_the_real_one() -> None:

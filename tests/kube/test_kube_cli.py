@@ -219,7 +219,7 @@ def test_status(server: ApiServer, namespace: str, kubeconfig: Path) -> None:
 
 
 def test_health(server: ApiServer, namespace: str, kubeconfig: Path) -> None:
-    template_pod(server, namespace)
+    generated = template_pod(server, namespace)
     pod = ["--pod", "trainer-0", "--namespace", namespace]
     empty = command("health", *pod, "-o", "table", kubeconfig=kubeconfig)
     assert (empty.returncode, empty.stdout) == (
@@ -245,6 +245,8 @@ def test_health(server: ApiServer, namespace: str, kubeconfig: Path) -> None:
             "message": "XID 79",
             "resourceName": "claim:accelerator/gpu",
             "resourceID": "gpu.example.com/rack-1/node-7/gpu-3",
+            "claimName": generated,
+            "unresolved": None,
         }
     ]
     table = command("health", *pod, "-o", "table", kubeconfig=kubeconfig).stdout.splitlines()

@@ -541,7 +541,7 @@ def test_the_dranet_example_runs_as_the_example_service_account() -> None:
             "resources": ["resourceclaims"],
             "verbs": ["get", "watch"],
         },
-        {"apiGroups": [""], "resources": ["pods"], "verbs": ["get"]},
+        {"apiGroups": [""], "resources": ["pods"], "verbs": ["get", "watch"]},
     ]
     (init,) = pod["spec"]["initContainers"]
     command = init["command"]

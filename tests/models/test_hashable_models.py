@@ -32,7 +32,7 @@ from dra_metadata import strategies as dra_st
 from dra_metadata.testing import MetadataTree
 from dra_metadata.writer import encode_stream
 
-from conftest import run_python
+from helpers import run_python
 
 
 def models_of(metadata: DeviceMetadata) -> list[object]:

@@ -194,6 +194,8 @@ def test_the_documented_installs_use_the_source_tree_or_a_wheel() -> None:
         "dist/dra_metadata-*.whl",
         "'.[kube]'",
         "'dist/dra_metadata-*.whl[kube]'",
+        "'.[podresources]'",
+        "'dist/dra_metadata-*.whl[podresources]'",
         '"$(echo /wheels/*.whl)[kube]"',
     ]
 

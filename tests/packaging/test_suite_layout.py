@@ -31,7 +31,13 @@ STAGES = {
     "docs",
     "packaging",
 }
-SUPPORT = {"conftest.py", "helpers.py", "kube_harness.py", "kube_pools_harness.py"}
+SUPPORT = {
+    "conftest.py",
+    "helpers.py",
+    "kube_harness.py",
+    "kube_pools_harness.py",
+    "podresources_node.py",
+}
 TEST_FILES = sorted(TESTS.rglob("test_*.py"))
 
 

@@ -271,7 +271,8 @@ def test_an_unreadable_directory_is_raised_or_skipped(locked_tree: Path) -> None
 def test_ls_lists_the_others_and_each_error(locked_tree: Path) -> None:
     result = _unprivileged_run([COMMAND, "--root", str(locked_tree), "ls", "-o", "json"])
     assert result.returncode == 6, result.stderr  # some path could not be read
-    assert "2 paths could not be read; check the permissions" in result.stderr
+    assert "2 paths could not be read (" in result.stderr
+    assert "); check the permissions of them" in result.stderr
     entries = json.loads(result.stdout)
     undecodable = entries[3]["error"]  # the decoder's words: it says where the data ends
     assert isinstance(undecodable, str)
@@ -290,9 +291,10 @@ def test_ls_lists_the_others_and_each_error(locked_tree: Path) -> None:
     assert entries[1]["path"] == str(locked_tree / "resourceclaims" / "b" / "locked")
     table = _unprivileged_run([COMMAND, "--root", str(locked_tree), "ls", "-o", "table"])
     assert table.returncode == 6, table.stderr
+    sealed = locked_tree / "resourceclaims" / "sealed"
     assert (
-        "claim     sealed  -        -              -           error: list claims: Permission denied"
-        in (table.stdout)
+        f"claim     sealed  -        -              -           error: {sealed}: list claims: "
+        "Permission denied" in (table.stdout)
     )
 
 

@@ -96,7 +96,7 @@ class TestOsErrno:
         put(directory, b"")
         with pytest.raises(MetadataReadError) as info:
             read("c", "gpu", root=tmp_path)
-        message = "list metadata files: the request path is not a directory"
+        message = f"list metadata files: {directory} is not a directory"
         self.assert_read_error(info.value, directory, errno.ENOTDIR, message)
 
     def test_the_request_directory_cannot_be_listed(self, tmp_path: Path) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -222,7 +223,24 @@ async def kube_watch() -> list[str]:
     names: list[str] = []
     async for status in kube.awatch_claim_status("rdma-nics", template=True, timeout=1.0):
         names.extend(status.device_names())
+    stop = asyncio.Event()
+    async for snapshot in kube.awatch_device_health(container="c", timeout=1.0, stop_event=stop):
+        names.extend(entry.device or entry.unresolved or "" for entry in snapshot)
     return names
+
+
+def kube_health_watch() -> list[str | None]:
+    import threading  # noqa: PLC0415
+
+    from dra_metadata import kube  # noqa: PLC0415
+
+    claims: list[str | None] = []
+    for snapshot in kube.watch_device_health(
+        namespace="ml", pod_name="trainer-0", stop_event=threading.Event()
+    ):
+        first: kube.DeviceHealth = snapshot[0]
+        claims.append(first.claim_name)
+    return claims
 
 
 def kube_pools() -> list[int | None]:
@@ -283,3 +301,43 @@ def plain_attributes() -> Device:
             "driverVersion": DeviceAttribute(version="1.2.3"),
         },
     )
+
+
+def node_agent(socket: Path) -> dict[tuple[str, str, str], str]:
+    from dra_metadata import podresources  # noqa: PLC0415
+
+    holders: dict[tuple[str, str, str], str] = {}
+    try:
+        pods: list[podresources.PodResources] = podresources.list_pod_resources(socket=socket)
+        one: podresources.PodResources = podresources.get_pod_resources(
+            "trainer-0", "ml", socket=str(socket), timeout=2.5
+        )
+    except podresources.PodNotFoundError as error:
+        return {(error.namespace, error.name, ""): error.socket}
+    except podresources.PodResourcesError as error:
+        return {("", "", error.method or ""): error.code or ""}
+    for pod in [*pods, one]:
+        for container, claim, device in pod.claim_resources(driver="gpu.example.com"):
+            names: tuple[str, ...] = device.cdi_devices
+            share: str | None = device.share_id
+            holders[(device.driver, device.pool, device.device)] = (
+                f"{pod.namespace}/{pod.name}/{container.name}/{claim.claim_name}{names}{share}"
+            )
+    allocatable = podresources.allocatable_resources()
+    cpus: tuple[int, ...] = allocatable.cpu_ids
+    for devices in allocatable.devices:
+        if devices.topology is not None:
+            numa: list[int] = [node.id for node in devices.topology.nodes]
+            del numa
+    del cpus
+    return holders
+
+
+async def anode_agent() -> int:
+    from dra_metadata import podresources  # noqa: PLC0415
+
+    pods = await podresources.alist_pod_resources(timeout=5)
+    pod = await podresources.aget_pod_resources("trainer-0", "ml")
+    allocatable = await podresources.aallocatable_resources(socket="/run/kubelet.sock")
+    document: dict[str, object] = pod.to_document()
+    return len(pods) + len(allocatable.memory) + len(document)

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import copy
+import subprocess
+import sys
 from typing import Any
 
 import jsonschema
@@ -114,3 +116,17 @@ def test_fixture_is_rejected_for_its_deliberate_defects() -> None:
     repaired["podClaimName"] = "claim"
     repaired["requests"][0]["devices"][0]["attributes"]["model"] = {"string": "LATEST"}
     assert validator(V1BETA1).is_valid(repaired)
+
+
+def test_a_fresh_interpreter_generates_the_schema_first_thing() -> None:
+    # The package imports its names on first use; a schema asked for before any model is used
+    # must still resolve every model (pydantic looks them up in the package's namespace).
+    result = subprocess.run(
+        [sys.executable, "-c", "import dra_metadata; print(len(dra_metadata.json_schema()))"],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    assert int(result.stdout) > 0

@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_watch import metadata, options
 
 import dra_metadata
 from dra_metadata import (
@@ -26,6 +25,8 @@ from dra_metadata import (
     resource_claim_file_path,
 )
 from dra_metadata.writer import write_metadata_file
+
+from test_watch import metadata, options
 
 NIC = "nic.example.com"
 

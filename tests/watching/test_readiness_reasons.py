@@ -165,9 +165,10 @@ class TestReasons:
         assert [device.name for device in error.metadata.devices] == ["a0", "b0"]
 
 
-def test_a_wait_ready_in_a_stale_view_returns_it_marked(tmp_path: Path) -> None:
+def test_a_wait_ready_in_a_stale_view_raises_with_it_marked(tmp_path: Path) -> None:
     # a.example.com's file was replaced on the host (this view keeps the old inode, as a bind
-    # mount does); b.example.com's is current. Ready all the same: returned, a's source marked.
+    # mount does); b.example.com's is current. Ready all the same: raised, the metadata on the
+    # error with a's source marked.
     host = publish(tmp_path / "host", "a.example.com", [nic("a0", "a.example.com", "n")])
     descriptor = os.open(host, os.O_RDONLY)
     try:
@@ -180,7 +181,11 @@ def test_a_wait_ready_in_a_stale_view_returns_it_marked(tmp_path: Path) -> None:
             lambda: wait_for_network_data("c", "nic", root=tmp_path, timeout=LONG),
             lambda: wait_for(lambda _: True, "c", "nic", root=tmp_path, timeout=LONG),
         ):
-            metadata = wait()
+            with pytest.raises(StaleMetadataError) as info:
+                wait()
+            metadata = info.value.metadata
+            assert metadata is not None
+            assert info.value.reason is None
             assert [(source.path, source.stale) for source in metadata.sources] == [
                 (pinned, True),
                 (current, False),

@@ -228,6 +228,6 @@ def test_the_exit_code_of_the_api_is_documented() -> None:
     from dra_metadata.cli._exit import EXIT_CODES_HELP, EXIT_KUBE_API, exit_code  # noqa: PLC0415
 
     assert exit_code(KubeAPIError("refused", status=403)) == EXIT_KUBE_API == 5
-    assert "5 Kubernetes API refused or unreachable" in EXIT_CODES_HELP
+    assert "5 Kubernetes API or kubelet refused or unreachable" in EXIT_CODES_HELP
     page = (REPO / "docs" / "reference" / "exit-codes.md").read_text()
     assert "| 5 | The Kubernetes API refused" in page

@@ -11,7 +11,6 @@ import itertools
 import json
 import multiprocessing
 import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -43,7 +42,7 @@ from dra_metadata import (
 )
 from dra_metadata.writer import encode_stream, write_metadata_file
 
-from helpers import running_as_root
+from helpers import can_unshare, wait_until_watching
 
 CREATED, UPDATED, REPLACED, STALE, REMOVED = (
     MetadataEventKind.CREATED,
@@ -371,8 +370,8 @@ class TestEnding:
         code = (
             "import dra_metadata, signal, sys\n"
             "signal.signal(signal.SIGINT, signal.default_int_handler)\n"
-            "print('waiting', flush=True)\n"
             "try:\n"
+            "    print('waiting', flush=True)\n"
             f"    dra_metadata.wait_for_network_data('c', 'r', root={str(tmp_path)!r}, timeout=60)\n"
             "except KeyboardInterrupt:\n"
             "    print('interrupted', flush=True)\n"
@@ -382,7 +381,7 @@ class TestEnding:
         ) as process:
             assert process.stdout is not None
             assert process.stdout.readline() == "waiting\n"
-            time.sleep(0.2)
+            wait_until_watching(process, "wait_for_network_data")  # interrupted in the wait
             sent = time.monotonic()
             process.send_signal(signal.SIGINT)
             assert process.stdout.readline() == "interrupted\n"
@@ -410,7 +409,7 @@ class TestFallback:
         # starts; some are freed later for the writer and the watcher's reads.
         path = tmp_path / "nic.example.com-metadata.json"
         code = (
-            "import logging, os, resource, sys, threading, time\n"
+            "import logging, os, resource, sys, threading\n"
             "import inotify_simple, dra_metadata\n"
             "from dra_metadata import watch_metadata_file  # (imported lazily: do it now)\n"
             "inotify_simple.INotify().close()  # loads libc now, while descriptors are free\n"
@@ -423,23 +422,31 @@ class TestFallback:
             "open_now = len(os.listdir('/proc/self/fd')) - 1\n"
             "resource.setrlimit(resource.RLIMIT_NOFILE, (open_now + 3, open_now + 3))\n"
             "spares = [os.open('/dev/null', os.O_RDONLY) for _ in range(3)]\n"
+            "polling, created = threading.Event(), threading.Event()\n"
+            "class Fallback(logging.Handler):  # the watch has fallen back to polling\n"
+            "    def emit(self, record):\n"
+            "        if 'polling instead' in record.getMessage():\n"
+            "            polling.set()\n"
+            "logging.getLogger().addHandler(Fallback())\n"
             "def writer():  # then frees two descriptors for itself (directory and temporary\n"
             "    # file), one for the watcher\n"
-            "    time.sleep(0.2)\n"
+            "    assert polling.wait(60), 'no fallback to polling'\n"
             "    for spare in spares:\n"
             "        os.close(spare)\n"
             "    write(1)\n"
-            "    time.sleep(0.2)\n"
+            "    assert created.wait(60), 'generation 1 not seen'\n"
             "    write(2)\n"
-            "threading.Thread(target=writer).start()\n"
-            "events = watch_metadata_file(path, timeout=5, poll_interval=0.05)\n"
-            "print(next(events).kind.name, next(events).kind.name, flush=True)\n"
+            "threading.Thread(target=writer, daemon=True).start()\n"
+            "events = watch_metadata_file(path, timeout=30, poll_interval=0.05)\n"
+            "first = next(events).kind.name\n"
+            "created.set()\n"
+            "print(first, next(events).kind.name, flush=True)\n"
         )
         result = subprocess.run(
             [sys.executable, "-c", code, str(path)],
             capture_output=True,
             text=True,
-            timeout=30,
+            timeout=90,
             check=False,
         )
         assert result.stdout == "CREATED UPDATED\n", result.stderr
@@ -477,26 +484,31 @@ class TestAsync:
             path = resource_claim_file_path("nic.example.com", "net", "nic", root=tmp_path)
             seen: list[tuple[MetadataEventKind, int]] = []
             ticks = 0
+            writes = {3: lambda: write_metadata_file(path, metadata(1))}
 
-            async def ticker() -> None:  # the loop stays free while waiting
+            async def ticker() -> None:  # the loop stays free while the watch waits
+                # The writes come after ticks, not after a time: the watch waits for each
+                # while the loop keeps ticking (a watch blocking the loop would never see one).
                 nonlocal ticks
                 while True:
                     await asyncio.sleep(0.01)
                     ticks += 1
+                    write = writes.pop(ticks, None)
+                    if write is not None:
+                        write()
 
             task = asyncio.create_task(ticker())
-            asyncio.get_running_loop().call_later(0.1, write_metadata_file, path, metadata(1))
             async for event in dra_metadata.awatch_claim_metadata(
                 "net",
                 "nic",
                 root=tmp_path,
-                timeout=10,
+                timeout=60,
                 **options(polling),  # type: ignore[arg-type]
             ):
                 seen.append((event.kind, event.generations["nic.example.com"]))
                 if len(seen) == 1:
-                    asyncio.get_running_loop().call_later(
-                        0.05, lambda: write_metadata_file(path, metadata(2), mode="in-place")
+                    writes[ticks + 3] = lambda: write_metadata_file(
+                        path, metadata(2), mode="in-place"
                     )
                 else:
                     break
@@ -529,22 +541,31 @@ class TestWaiting:
         path = resource_claim_file_path("nic.example.com", "net", "nic", root=tmp_path)
         write_metadata_file(path, metadata(1))  # deferred: identity only
         code = (
-            "import sys, time\n"
+            "import sys\n"
             "from dra_metadata import NetworkDeviceData\n"
             "from dra_metadata.writer import update_metadata_file\n"
-            "time.sleep(1)\n"
             "update_metadata_file(sys.argv[1], lambda m: m.__class__(metadata=m.metadata, "
             "requests=[m.requests[0].__class__(name='nic', devices=[m.devices[0].__class__("
             "driver=m.devices[0].driver, pool='node-a', name='nic-0', "
             "network_data=NetworkDeviceData(interface_name='net1', ips=('10.0.0.5/24',)))])]))\n"
         )
-        writer = subprocess.Popen([sys.executable, "-c", code, str(path)])
-        start = time.monotonic()
-        ready = wait_for_network_data("net", "nic", root=tmp_path, timeout=20, **options(polling))
-        assert 0.9 < time.monotonic() - start < 10
+        writers: list[subprocess.Popen[bytes]] = []
+
+        class StartTheWriter:  # a stop event never set
+            def is_set(self) -> bool:
+                # First looked at once the wait has read the file, found it not ready and
+                # waits: the other process writes while it waits.
+                if not writers:
+                    writers.append(subprocess.Popen([sys.executable, "-c", code, str(path)]))
+                return False
+
+        ready = wait_for_network_data(
+            "net", "nic", root=tmp_path, timeout=60, stop_event=StartTheWriter(), **options(polling)
+        )
+        assert writers, "the wait was ready before the other process wrote"
+        assert writers[0].wait(60) == 0
         assert ready.generation == 2
         assert ready.devices[0].network_data == NetworkDeviceData("net1", ("10.0.0.5/24",))
-        assert writer.wait(10) == 0
 
     def test_timeout_says_why(self, tmp_path: Path, polling: bool) -> None:
         path = resource_claim_file_path("nic.example.com", "net", "nic", root=tmp_path)
@@ -632,17 +653,6 @@ for event in dra_metadata.watch_metadata_file(sys.argv[1], timeout=20):
     if event.kind.name == "STALE":
         break
 """
-
-
-def can_unshare() -> str | None:
-    if not running_as_root():
-        return "needs root for a private mount namespace"
-    if shutil.which("unshare") is None:
-        return "needs unshare (util-linux)"
-    probe = subprocess.run(["unshare", "-m", "true"], capture_output=True, check=False)
-    if probe.returncode != 0:
-        return f"unshare -m is not allowed here: {probe.stderr.decode().strip()}"
-    return None
 
 
 @pytest.mark.skipif(can_unshare() is not None, reason=str(can_unshare()))

@@ -20,13 +20,14 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
-from test_watch import metadata
 
 import dra_metadata
 from dra_metadata import MetadataEventKind
 from dra_metadata._watch import _pacing
 from dra_metadata._watch._engine import BACKSTOP_INTERVALS
 from dra_metadata.writer import encode_stream
+
+from test_watch import metadata
 
 pytestmark = pytest.mark.skipif(
     not sys.platform.startswith("linux"), reason="needs inotify (Linux)"

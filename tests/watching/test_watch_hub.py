@@ -20,7 +20,6 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from test_watch import metadata
 
 from dra_metadata import (
     Device,
@@ -36,6 +35,8 @@ from dra_metadata import (
 from dra_metadata._watch._inotify import Hints
 from dra_metadata.testing import MetadataTree
 from dra_metadata.writer import write_metadata_file
+
+from test_watch import metadata
 
 pytestmark = pytest.mark.skipif(
     not sys.platform.startswith("linux") or not Path("/proc/self/fdinfo").is_dir(),
@@ -334,7 +335,7 @@ def test_a_forked_child_makes_its_own_instance(tmp_path: Path) -> None:
 # Limits reached for real ------------------------------------------------------------------
 
 LIMITED_WATCH = """
-import logging, sys, threading, time
+import logging, sys
 from pathlib import Path
 from dra_metadata import DeviceMetadata, ObjectMeta, watch_metadata_file
 from dra_metadata.writer import write_metadata_file
@@ -343,9 +344,9 @@ path = Path(sys.argv[1])
 def write(generation):
     write_metadata_file(path, DeviceMetadata(metadata=ObjectMeta(generation=generation)))
 write(1)
-threading.Timer(0.3, write, (2,)).start()
-watches = [watch_metadata_file(path, timeout=20, poll_interval=0.05) for _ in range(3)]
+watches = [watch_metadata_file(path, timeout=30, poll_interval=0.05) for _ in range(3)]
 print(*(next(events).kind.name for events in watches), flush=True)
+write(2)  # once every watch has read generation 1: an update for each
 print(*(next(events).kind.name for events in watches), flush=True)
 """
 

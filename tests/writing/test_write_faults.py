@@ -22,7 +22,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_watch import can_unshare
 
 import dra_metadata
 from dra_metadata import (
@@ -37,6 +36,8 @@ from dra_metadata import (
 )
 from dra_metadata.testing import MetadataTree
 from dra_metadata.writer import update_metadata_file, write_metadata_file
+
+from helpers import can_unshare
 
 DRIVER = "nic.example.com"
 

@@ -41,8 +41,8 @@ COMMAND = Command(
     "(values of several devices joined), quoted so that eval is safe. On any failure nothing "
     "is printed and the exit code says why, so evaluate the output only on success:\n"
     '  vars=$(dra-metadata env ...) && eval "$vars"\n'
-    '(eval "$(dra-metadata env ...)" runs on after a failure: eval "" succeeds). To start a '
-    "program with the variables set, dra-metadata exec does it in one step.",
+    '(`eval "$(dra-metadata env ...)"` runs on after a failure: `eval ""` succeeds). To start '
+    "a program with the variables set, `dra-metadata exec` does it in one step.",
     examples=(
         'vars=$(dra-metadata env gpus gpu --attribute uuid=GPU_UUIDS) && eval "$vars"',
         "dra-metadata env --template nic vf --attribute resource.kubernetes.io/pciBusID=BUS",

@@ -94,6 +94,7 @@ COMMAND = Command(
     run=_run,
     exit_codes="exit codes (before COMMAND runs): 1 timed out or not found, 2 usage, "
     "3 undecodable or invalid, 4 stale view, 5 the Kubernetes API refused or could not be "
-    "reached, 6 a file or directory cannot be read, 126 COMMAND cannot run, 127 COMMAND not "
+    "reached, 6 a file or directory cannot be read, 7 the kube extra is not installed (the "
+    "API), 126 COMMAND cannot run, 127 COMMAND not "
     "found; afterwards COMMAND's own",
 )

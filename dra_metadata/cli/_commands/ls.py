@@ -99,6 +99,12 @@ def _problem_entry(root: Path, problem: MetadataReadError) -> dict[str, Any]:
     }
 
 
+def _where(entry: dict[str, Any]) -> str:
+    """The path of an error in the table, where the row does not name its file (a directory
+    that could not be listed)."""
+    return "" if entry["driver"] is not None else f"{entry['path']}: "
+
+
 def _add_arguments(parser: argparse.ArgumentParser) -> None:
     add_output_argument(parser)
     add_max_size_argument(parser)
@@ -151,7 +157,7 @@ def _run(arguments: argparse.Namespace, out: Output) -> int:
                     entry["request"] or "-",
                     entry["driver"] or "-",
                     generation,
-                    entry["apiVersion"] or f"error: {entry['error']}",
+                    entry["apiVersion"] or f"error: {_where(entry)}{entry['error']}",
                 ]
             )
         table(rows, out)

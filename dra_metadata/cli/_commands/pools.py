@@ -149,7 +149,9 @@ COMMAND = Command(
     ),
     add_arguments=_add_arguments,
     run=_run,
+    reads_files=False,
+    needs_extra="kube",
     exit_codes="exit codes: 0 shown (also when no pool matched), 2 usage, 5 the Kubernetes API "
     "refused, does not serve the resource, could not be reached, or kube-controller-manager "
-    "did not answer within --timeout",
+    "did not answer within --timeout, 7 the kube extra is not installed",
 )

@@ -110,8 +110,11 @@ COMMAND = Command(
     ),
     add_arguments=_add_arguments,
     run=_run,
+    reads_files=False,
+    needs_extra="kube",
     exit_codes="exit codes: 0 shown (also when not allocated yet), 1 no such claim or pod, "
     "2 usage, 5 the Kubernetes API refused, could not be reached or did not answer within "
     "--timeout, or "
-    "the configuration (kubeconfig, ServiceAccount) cannot be used",
+    "the configuration (kubeconfig, ServiceAccount) cannot be used, 7 the kube extra is not "
+    "installed",
 )

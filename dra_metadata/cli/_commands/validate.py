@@ -31,6 +31,23 @@ from dra_metadata.cli._exit import (
     report_unreadable,
 )
 from dra_metadata.cli._output import Output, safe_text
+from dra_metadata.writer import HOST_METADATA_DIR_NAME, HOST_METADATA_FILE_NAME
+
+CONTAINER_LAYOUT = "container"
+"""What the container sees: resourceclaims/<claim>/<request>/<driver>-metadata.json."""
+HOST_LAYOUT = "host"
+"""What a driver writes on the node (the kubelet plugin's data directory):
+dra-device-metadata/<namespace>_<claim>/<request>/metadata.json."""
+_LAYOUT_SHAPES = {
+    CONTAINER_LAYOUT: (
+        "the container's layout (resourceclaims or resourceclaimtemplates/<claim>/<request>/"
+        f"<driver>{dra_metadata.METADATA_FILE_SUFFIX})"
+    ),
+    HOST_LAYOUT: (
+        f"a driver's host-side layout ({HOST_METADATA_DIR_NAME}/<namespace>_<claim>/<request>/"
+        f"{HOST_METADATA_FILE_NAME})"
+    ),
+}
 
 
 def _add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -39,7 +56,8 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="PATH",
         nargs="*",
         type=Path,
-        help="files, or directories searched for *-metadata.json (default: the metadata root)",
+        help="files, or directories searched for metadata files in either layout (default: the "
+        "metadata root)",
     )
     parser.add_argument("--strict", action="store_true", help="also the API server's rules")
     add_output_argument(parser)
@@ -51,6 +69,7 @@ def _problem(path: Path, error: DeviceMetadataError) -> dict[str, Any]:
     under ``problem``, taken out before the output)."""
     return {
         "path": str(path),
+        "layout": layout_of(path),
         "status": next(name for kind, name in _STATUS if isinstance(error, kind)),
         "problem": error,
         "apiVersion": None,
@@ -62,10 +81,26 @@ def _problem(path: Path, error: DeviceMetadataError) -> dict[str, Any]:
     }
 
 
+def layout_of(path: Path) -> str | None:
+    """Which layout a metadata file's path is in: the container's (``<driver>-metadata.json``)
+    or a driver's on the node (``dra-device-metadata/<ns>_<claim>/<request>/metadata.json``);
+    None for another name."""
+    if path.name.endswith(dra_metadata.METADATA_FILE_SUFFIX):
+        return CONTAINER_LAYOUT
+    claim = path.parent.parent
+    if (
+        path.name == HOST_METADATA_FILE_NAME
+        and claim.parent.name == HOST_METADATA_DIR_NAME
+        and "_" in claim.name
+    ):
+        return HOST_LAYOUT
+    return None
+
+
 def _walk(directory: Path) -> Iterator[tuple[Path, dict[str, Any] | None]]:
-    """Every ``*-metadata.json`` entry below ``directory`` (None: to read), and a report for
-    each directory that cannot be listed; byte-wise sorted. Symlinked directories are not
-    followed (a loop would never end), a symlinked ``*-metadata.json`` is read."""
+    """Every metadata file entry below ``directory``, in either layout (None: to read), and a
+    report for each directory that cannot be listed; byte-wise sorted. Symlinked directories
+    are not followed (a loop would never end), a symlinked metadata file is read."""
     try:
         with os.scandir(directory) as scanned:
             entries = sorted(scanned, key=lambda entry: os.fsencode(entry.name))
@@ -77,7 +112,7 @@ def _walk(directory: Path) -> Iterator[tuple[Path, dict[str, Any] | None]]:
         return
     for entry in entries:
         path = Path(entry.path)
-        if entry.name.endswith(dra_metadata.METADATA_FILE_SUFFIX):
+        if layout_of(path) is not None:
             entry_problem = unreadable_entry(path)
             yield path, None if entry_problem is None else _problem(path, entry_problem)
         try:
@@ -88,26 +123,34 @@ def _walk(directory: Path) -> Iterator[tuple[Path, dict[str, Any] | None]]:
             yield from _walk(path)
 
 
-def _targets(paths: Sequence[Path]) -> Iterator[tuple[Path, dict[str, Any] | None]]:
-    """What each PATH holds to validate: nothing is dropped, whatever the others hold."""
+def _targets(paths: Sequence[Path]) -> Iterator[tuple[Path | None, Path, dict[str, Any] | None]]:
+    """What each PATH holds to validate, with the directory PATH it was found below (None for
+    a file PATH): nothing is dropped, whatever the others hold."""
     for path in paths:
         if not path.is_dir():
-            yield path, None  # a file, or what the reader says it is (missing, a FIFO, a loop)
+            yield None, path, None  # a file, or what the reader says it is (missing, a FIFO)
             continue
         found = list(_walk(path))
         if not found:
-            found = [
-                (
-                    path,
-                    _problem(
-                        path,
-                        MetadataNotFoundError(
-                            f"no *{dra_metadata.METADATA_FILE_SUFFIX} file below it", path=path
-                        ),
-                    ),
-                )
-            ]
-        yield from found
+            missing = MetadataNotFoundError(
+                f"no *{dra_metadata.METADATA_FILE_SUFFIX} file ({_LAYOUT_SHAPES[CONTAINER_LAYOUT]})"
+                f" nor {HOST_METADATA_FILE_NAME} ({_LAYOUT_SHAPES[HOST_LAYOUT]}) below it",
+                path=path,
+            )
+            found = [(path, _problem(path, missing))]
+        for file, problem in found:
+            yield path, file, problem
+
+
+def _layouts_found(
+    origins: list[Path | None], reports: list[dict[str, Any]]
+) -> list[tuple[Path, str, int]]:
+    """Per directory PATH, how many files it held in each layout."""
+    counts: dict[tuple[Path, str], int] = {}
+    for origin, report in zip(origins, reports, strict=True):
+        if origin is not None and report["layout"] is not None:
+            counts[origin, report["layout"]] = counts.get((origin, report["layout"]), 0) + 1
+    return [(origin, layout, count) for (origin, layout), count in counts.items()]
 
 
 _STATUS = (
@@ -135,6 +178,7 @@ def _report(path: Path, profile: dra_metadata.Profile, max_size: int) -> dict[st
     ]
     return {
         "path": str(path),
+        "layout": layout_of(path),
         "status": "invalid" if errors else "valid",
         "apiVersion": source.api_version,
         "skippedVersions": list(source.skipped_versions),
@@ -152,7 +196,9 @@ _VERDICTS = {
 }
 
 
-def _write_table(reports: list[dict[str, Any]], profile: str, out: Output) -> None:
+def _write_table(
+    reports: list[dict[str, Any]], layouts: list[tuple[Path, str, int]], profile: str, out: Output
+) -> None:
     for report in reports:
         path = safe_text(report["path"])
         if report["error"] is not None:
@@ -167,6 +213,9 @@ def _write_table(reports: list[dict[str, Any]], profile: str, out: Output) -> No
         line = f"{report['apiVersion']}{skipped}: {verdict} ({profile}){view}"
         out.write(f"{path}: {safe_text(line)}\n")
         out.writelines(f"  {safe_text(finding['message'])}\n" for finding in report["errors"])
+    for directory, layout, count in layouts:
+        files = f"{count} metadata file{'s' if count != 1 else ''}"
+        out.write(f"{safe_text(str(directory))}: {files} in {_LAYOUT_SHAPES[layout]}\n")
 
 
 def _run(arguments: argparse.Namespace, out: Output) -> int:
@@ -181,16 +230,18 @@ def _run(arguments: argparse.Namespace, out: Output) -> int:
             raise MetadataNotFoundError(missing, path=root)
         paths = [root]
     profile: dra_metadata.Profile = "strict" if arguments.strict else "metadata"
+    targets = list(_targets(paths))
     reports = [
-        problem or _report(path, profile, arguments.max_size) for path, problem in _targets(paths)
+        problem or _report(path, profile, arguments.max_size) for _, path, problem in targets
     ]
+    layouts = _layouts_found([origin for origin, _, _ in targets], reports)
     unreadable = [report.pop("problem") for report in reports if report["status"] == "unreadable"]
     for report in reports:
         report.pop("problem", None)
     if output_format(arguments, out) == "json":
         out.write_json(reports)
     else:
-        _write_table(reports, profile, out)
+        _write_table(reports, layouts, profile, out)
     out.flush()
     if unreadable:
         return report_unreadable(unreadable)
@@ -203,14 +254,18 @@ def _run(arguments: argparse.Namespace, out: Output) -> int:
 COMMAND = Command(
     name="validate",
     summary="validate metadata files",
-    description="Validate metadata files, or every *-metadata.json below directories (the "
-    "metadata root when no PATH is given). Every path is accounted for: a file that is no "
+    description="Validate metadata files, or every metadata file below directories (the "
+    "metadata root when no PATH is given), in the container's layout (<driver>-metadata.json) "
+    "or a driver's on the node (dra-device-metadata/<namespace>_<claim>/<request>/metadata.json "
+    "in its plugin directory); the table says which layout it found, the JSON gives each "
+    "file's layout. Every path is accounted for: a file that is no "
     "regular file, cannot be opened or cannot be decoded, a directory that cannot be listed "
     "and a PATH with no metadata file below it are each a finding, with the reason. A stale "
     "view (the driver replaced a file on the host) is marked.",
     examples=(
         "dra-metadata validate",
         "dra-metadata validate --strict ./metadata.json -o json",
+        "dra-metadata validate /var/lib/kubelet/plugins/gpu.example.com",
     ),
     add_arguments=_add_arguments,
     run=_run,

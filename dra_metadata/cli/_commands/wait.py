@@ -6,7 +6,7 @@ import argparse
 
 from dra_metadata._model._errors import shown_names
 from dra_metadata.cli._arguments import Command, add_claim_arguments, add_max_size_argument
-from dra_metadata.cli._exit import EXIT_OK, report_stale
+from dra_metadata.cli._exit import EXIT_OK
 from dra_metadata.cli._output import Output, safe_text
 from dra_metadata.cli._waiting import (
     add_wait_arguments,
@@ -31,10 +31,7 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def _run(arguments: argparse.Namespace, out: Output) -> int:
     wait = chosen_wait(arguments, wait_source(arguments))
-    metadata = wait_until_ready(arguments, wait)
-    stale = [source.path for source in metadata.sources if source.stale]
-    if stale:  # ready, but in a view that can no longer change: not what the driver has now
-        return report_stale(stale)
+    metadata = wait_until_ready(arguments, wait)  # a stale view: StaleMetadataError, exit 4
     if arguments.output == "json":
         out.write_json(metadata.to_document())
     else:
@@ -74,5 +71,6 @@ COMMAND = Command(
     run=_run,
     exit_codes="exit codes: 0 ready, 1 timed out or not found, 2 usage, 3 undecodable or "
     "invalid, 4 stale view (restart the container), 5 the Kubernetes API refused or could not "
-    "be reached, 6 a file or directory cannot be read (permission denied, I/O error)",
+    "be reached, 6 a file or directory cannot be read (permission denied, I/O error), 7 the "
+    "kube extra is not installed (--source api, or auto that chose the API)",
 )

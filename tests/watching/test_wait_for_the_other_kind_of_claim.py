@@ -1,0 +1,197 @@
+"""A wait for a claim mounted as the other kind: named, or made from a template.
+
+The files of a claim made from a template are under resourceclaimtemplates/<pod claim name>/,
+those of a claim referenced by name under resourceclaims/<claim>/: a wait for the wrong kind
+would wait for ever. It says so at once, in one warning on the dra_metadata logger when it
+starts, and in every reason (progress and timeout), with what to pass instead and the claims
+that are mounted.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+import dra_metadata
+from dra_metadata import Device, NetworkDeviceData, WaitTimeoutError
+from dra_metadata.testing import MetadataTree
+
+LONG = 60.0
+MOUNTED = (
+    "claims referenced by name: fast-net, training-gpus; claims made from templates (pod claim "
+    "names): accelerator"
+)
+TO_TEMPLATE = (
+    "no claim accelerator referenced by name has metadata, but accelerator is the pod claim "
+    f"name of a claim made from a template: pass template=True (read_template_metadata reads "
+    f"it); {MOUNTED}"
+)
+TO_NAMED = (
+    "no claim made from a template has the pod claim name fast-net, but claim fast-net is "
+    f"referenced by name: leave out template=True (read_claim_metadata reads it); {MOUNTED}"
+)
+
+
+def tree(root: Path) -> Path:
+    metadata_tree = MetadataTree(root)
+    nic = Device(name="nic-0", network_data=NetworkDeviceData("net1"))
+    metadata_tree.add_claim("fast-net", "vf", "sriov.example.com", [nic])
+    metadata_tree.add_claim("training-gpus", "gpu", "gpu.example.com", [Device(name="gpu-0")])
+    metadata_tree.add_template_claim("accelerator", "gpu", "gpu.example.com", [nic])
+    return root
+
+
+class Recorder(logging.Handler):
+    """The dra_metadata logger's records, and an event set by the first."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.messages: list[str] = []
+        self.first = threading.Event()
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.messages.append(record.getMessage())
+        self.first.set()
+
+
+@pytest.fixture
+def recorder() -> Iterator[Recorder]:
+    handler = Recorder()
+    logger = logging.getLogger("dra_metadata")
+    logger.addHandler(handler)
+    try:
+        yield handler
+    finally:
+        logger.removeHandler(handler)
+
+
+@pytest.mark.parametrize(
+    ("claim", "request_name", "template", "directory", "notice"),
+    [
+        ("accelerator", "gpu/low-memory", False, "resourceclaims/accelerator/gpu", TO_TEMPLATE),
+        ("fast-net", "vf", True, "resourceclaimtemplates/fast-net/vf", TO_NAMED),
+    ],
+)
+def test_the_wait_says_so_when_it_starts_and_in_its_reasons(
+    tmp_path: Path,
+    recorder: Recorder,
+    claim: str,
+    request_name: str,
+    template: bool,
+    directory: str,
+    notice: str,
+) -> None:
+    root = tree(tmp_path)
+    stop = threading.Event()
+    progress: list[str] = []
+    errors: list[BaseException] = []
+
+    def wait() -> None:
+        try:
+            dra_metadata.wait_for_network_data(
+                claim,
+                request_name,
+                template=template,
+                root=root,
+                timeout=LONG,
+                stop_event=stop,
+            )
+        except BaseException as error:  # noqa: BLE001 - looked at below
+            errors.append(error)
+
+    waiting = threading.Thread(target=wait)
+    waiting.start()
+    try:
+        assert recorder.first.wait(LONG / 2), "no warning when the wait started"
+    finally:
+        stop.set()
+        waiting.join(LONG)
+    assert recorder.messages == [f"{root / directory}: this wait is likely in vain: {notice}"]
+    (error,) = errors
+    assert isinstance(error, WaitTimeoutError)
+    assert error.reason == f"stopped; no *-metadata.json file in {root / directory} yet; {notice}"
+    # The progress lines say it from the first on; a timeout says it once.
+    with pytest.raises(WaitTimeoutError) as info:
+        dra_metadata.wait_until(
+            lambda _: None,
+            claim,
+            request_name,
+            template=template,
+            root=root,
+            timeout=0.3,
+            progress=progress.append,
+            progress_interval=0.05,
+        )
+    assert progress
+    assert progress[0] == f"no *-metadata.json file in {root / directory} yet; {notice}"
+    assert info.value.reason == progress[0]
+
+
+def test_the_asyncio_waits_say_so_too(tmp_path: Path, recorder: Recorder) -> None:
+    root = tree(tmp_path)
+    with pytest.raises(WaitTimeoutError) as info:
+        asyncio.run(
+            dra_metadata.await_for(lambda _: True, "accelerator", "gpu", root=root, timeout=0.1)
+        )
+    assert info.value.reason.endswith(f"; {TO_TEMPLATE}")
+    assert len(recorder.messages) == 1
+    assert recorder.messages[0].endswith(f": this wait is likely in vain: {TO_TEMPLATE}")
+
+
+def test_a_request_mounted_only_in_the_other_kind(tmp_path: Path, recorder: Recorder) -> None:
+    # accelerator is both a named claim (request nic) and a template claim (request gpu).
+    root = tree(tmp_path)
+    MetadataTree(root).add_claim("accelerator", "nic", "nic.example.com", [Device(name="n")])
+    with pytest.raises(WaitTimeoutError) as info:
+        dra_metadata.wait_for(lambda _: True, "accelerator", "gpu", root=root, timeout=0.1)
+    mounted = (
+        "claims referenced by name: accelerator, fast-net, training-gpus; claims made from "
+        "templates (pod claim names): accelerator"
+    )
+    sentence = (
+        "claim accelerator has no request gpu with metadata (its requests: nic); the claim "
+        "with pod claim name accelerator has: pass template=True (read_template_metadata "
+        f"reads it); {mounted}; `dra-metadata ls` lists everything mounted"
+    )
+    directory = root / "resourceclaims" / "accelerator" / "gpu"
+    assert info.value.reason == f"no *-metadata.json file in {directory} yet; {sentence}"
+    assert recorder.messages == [f"{directory}: this wait is likely in vain: {sentence}"]
+
+
+def test_a_claim_mounted_as_neither_kind_lists_the_claims_at_the_timeout(
+    tmp_path: Path, recorder: Recorder
+) -> None:
+    root = tree(tmp_path)
+    with pytest.raises(WaitTimeoutError) as info:
+        dra_metadata.wait_for_network_data("nope", "vf", root=root, timeout=0.1)
+    directory = root / "resourceclaims" / "nope" / "vf"
+    assert info.value.reason == (
+        f"no *-metadata.json file in {directory} yet; no claim nope referenced by name has "
+        f"metadata ({MOUNTED}); `dra-metadata ls` lists everything mounted"
+    )
+    assert recorder.messages == []  # it may yet be mounted: nothing to warn about at the start
+
+
+def test_a_wait_of_the_right_kind_warns_of_nothing(tmp_path: Path, recorder: Recorder) -> None:
+    root = tree(tmp_path)
+    ready = dra_metadata.wait_for_network_data(
+        "accelerator", "gpu", template=True, root=root, timeout=LONG
+    )
+    assert ready.pod_claim_name == "accelerator"
+    assert dra_metadata.wait_for_network_data("fast-net", "vf", root=root, timeout=LONG)
+    assert recorder.messages == []
+
+
+def test_readers_keep_their_words(tmp_path: Path) -> None:
+    root = tree(tmp_path)
+    with pytest.raises(dra_metadata.MetadataNotFoundError) as info:
+        dra_metadata.read_claim_metadata("accelerator", "gpu", root=root)
+    assert str(info.value).endswith(
+        ": no claim accelerator referenced by name has metadata, but accelerator is the pod "
+        "claim name of a claim made from a template: use read_template_metadata"
+    )
