@@ -9,11 +9,12 @@ from typing import Any
 import orjson
 import pytest
 
-from node_harness import Node
+from node_harness import DRIVER_NAME, Node
 from node_pod import Pod
 
 pytestmark = pytest.mark.timeout(900)
 
+DIRECT_CLAIM = "claim-direct"
 READER = "system:serviceaccount:dra-meta:dra-metadata-reader"
 
 
@@ -44,6 +45,7 @@ def test_the_pods_service_account_may_read_its_pod_and_claims_and_no_more(
     assert pod.get()["spec"]["serviceAccountName"] == READER.rpartition(":")[2]
     assert _allowed(node, "get", "pods")
     assert _allowed(node, "get", "resourceclaims", "resource.k8s.io")
+    assert _allowed(node, "watch", "pods")
     assert not _allowed(node, "list", "pods")
     assert not _allowed(node, "update", "pods")
     assert not _allowed(node, "list", "resourceclaims", "resource.k8s.io")
@@ -56,6 +58,36 @@ def _health(pod: Pod) -> dict[str, tuple[str, str]]:
     rows = orjson.loads(shown.stdout)
     assert {row["container"] for row in rows} == {"c"}
     return {row["podClaimName"]: (row["health"], row["message"]) for row in rows}
+
+
+def _allocated_devices(node: Node, pod: Pod) -> dict[str, tuple[str, str, str]]:
+    """Pod claim name -> (driver, pool, device) of its claim's allocation, read as the admin."""
+    status = pod.get()["status"]
+    names = {"direct": DIRECT_CLAIM} | {
+        entry["name"]: entry["resourceClaimName"] for entry in status["resourceClaimStatuses"]
+    }
+    devices = {}
+    for pod_claim, claim in names.items():
+        path = f"/apis/resource.k8s.io/v1/namespaces/{pod.namespace}/resourceclaims/{claim}"
+        (result,) = node.request("GET", path)["status"]["allocation"]["devices"]["results"]
+        devices[pod_claim] = (result["driver"], result["pool"], result["device"])
+    return devices
+
+
+def test_health_names_each_device_from_the_pods_claims(node: Node, pod: Pod) -> None:
+    shown = pod.run("dra-metadata", "health", "-o", "json")
+    assert shown.returncode == 0, shown.stderr
+    named = {
+        row["podClaimName"]: (row["driver"], row["pool"], row["device"])
+        for row in orjson.loads(shown.stdout)
+    }
+    assert named == _allocated_devices(node, pod)
+    assert {driver for driver, _, _ in named.values()} == {DRIVER_NAME}
+
+
+def _probe(pod: Pod) -> int:
+    """``dra-metadata health --fail-on unhealthy`` in the pod, as a liveness probe runs it."""
+    return pod.run("dra-metadata", "health", "--fail-on", "unhealthy").returncode
 
 
 def _kubelet_reports(pod: Pod) -> dict[str, tuple[str, str]]:
@@ -102,6 +134,7 @@ def test_health_follows_the_device_unhealthy_then_healthy_again(node: Node, pod:
             "direct": ("Unhealthy", "ECC errors"),
             "fromtmpl": ("Unhealthy", "ECC errors"),
         }
+        assert _probe(pod) == 1
         node.timings["kubelet reports Healthy"] = _report(node, pod, "Healthy", "recovered")
         assert _health(pod) == {
             "direct": ("Healthy", "recovered"),
