@@ -21,10 +21,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import yaml
+
 from node_config import BUSYBOX_IMAGE
 from node_harness import Node
 
-REPO = Path(__file__).resolve().parent.parent.parent
+REPO = Path(__file__).resolve().parent.parent
 EXCHANGE = "/exchange"
 """Where the container sees its folder shared with the host."""
 AGENT = f"""trap 'exit 0' TERM INT
@@ -206,9 +208,35 @@ class Pod:
         return self.run(self.python_executable, "-c", source, timeout=timeout)
 
 
+READER = "dra-metadata-reader"
+"""The ServiceAccount of the project's example (examples/kubernetes/api-reader-rbac.yaml)."""
+CA_CONFIG_MAP = "api-ca"
+
+
+def prepare_namespace(node: Node, namespace: str) -> None:
+    """The namespace, the API server's CA as a ConfigMap and the project's example
+    ServiceAccount, Role and RoleBinding: what ``start_pod`` needs there."""
+    node.create("/api/v1/namespaces", {"metadata": {"name": namespace}})
+    node.create(
+        f"/api/v1/namespaces/{namespace}/configmaps",
+        {"metadata": {"name": CA_CONFIG_MAP}, "data": {"ca.crt": node.api_ca.read_text()}},
+    )
+    documents = yaml.safe_load_all(
+        (REPO / "examples" / "kubernetes" / "api-reader-rbac.yaml").read_text()
+    )
+    collections = {
+        "ServiceAccount": f"/api/v1/namespaces/{namespace}/serviceaccounts",
+        "Role": f"/apis/rbac.authorization.k8s.io/v1/namespaces/{namespace}/roles",
+        "RoleBinding": f"/apis/rbac.authorization.k8s.io/v1/namespaces/{namespace}/rolebindings",
+    }
+    for document in documents:
+        if document["kind"] == "RoleBinding":
+            document["subjects"][0]["namespace"] = namespace
+        node.create(collections[document["kind"]], document)
+
+
 def start_pod(node: Node, namespace: str, name: str, claims: list[dict[str, Any]]) -> Pod:
-    """Create the pod (ServiceAccount ``dra-metadata-reader`` must exist) and wait until its
-    agent runs."""
+    """Create the pod in a namespace ``prepare_namespace`` made and wait until its agent runs."""
     exchange = node.state / "exchange" / namespace / name
     exchange.mkdir(parents=True)
     (exchange / "agent.sh").write_text(AGENT)
@@ -216,9 +244,9 @@ def start_pod(node: Node, namespace: str, name: str, claims: list[dict[str, Any]
         name,
         claims=claims,
         exchange=exchange,
-        service_account="dra-metadata-reader",
+        service_account=READER,
         api_port=node.api_port,
-        ca_config_map="api-ca",
+        ca_config_map=CA_CONFIG_MAP,
     )
     node.create(f"/api/v1/namespaces/{namespace}/pods", manifest)
     pod = Pod(node, namespace, name, exchange)
