@@ -216,7 +216,8 @@ CA_CONFIG_MAP = "api-ca"
 def prepare_namespace(node: Node, namespace: str) -> None:
     """The namespace, the API server's CA as a ConfigMap and the project's example
     ServiceAccount, Role and RoleBinding: what ``start_pod`` needs there."""
-    node.create("/api/v1/namespaces", {"metadata": {"name": namespace}})
+    if node.get(f"/api/v1/namespaces/{namespace}") is None:
+        node.create("/api/v1/namespaces", {"metadata": {"name": namespace}})
     node.create(
         f"/api/v1/namespaces/{namespace}/configmaps",
         {"metadata": {"name": CA_CONFIG_MAP}, "data": {"ca.crt": node.api_ca.read_text()}},

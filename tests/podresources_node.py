@@ -11,30 +11,33 @@ import pytest
 
 from dra_metadata import podresources
 
-from node_harness import DRIVER_NAME, Node
+from node_harness import ASSETS_VARIABLE, DRIVER_NAME, Node
 from node_pod import prepare_namespace, start_pod
 
-NAMESPACE = "podresources"
+__all__ = ["ASSETS_VARIABLE", "kubelet_fixture"]
+NAMESPACE = "default"
+POD = "dra-meta"
+"""The pod the node agents guide's examples name (docs/guides/node-agents.md)."""
 
 
 @pytest.fixture(scope="module", name="kubelet")
 def kubelet_fixture(node: Node) -> str:
-    """The kubelet's PodResources socket, pod ``holder`` (claim ``gpu``, request ``one``)
-    running in namespace ``podresources``."""
-    if node.get(f"/api/v1/namespaces/{NAMESPACE}") is None:
+    """The kubelet's PodResources socket, pod ``default/dra-meta`` (claim ``claim-direct``,
+    request ``req-a``) running."""
+    if node.get(f"/api/v1/namespaces/{NAMESPACE}/pods/{POD}") is None:
         prepare_namespace(node, NAMESPACE)
         node.create(
             f"/apis/resource.k8s.io/v1/namespaces/{NAMESPACE}/resourceclaims",
             {
-                "metadata": {"name": "gpu"},
+                "metadata": {"name": "claim-direct"},
                 "spec": {
                     "devices": {
-                        "requests": [{"name": "one", "exactly": {"deviceClassName": DRIVER_NAME}}]
+                        "requests": [{"name": "req-a", "exactly": {"deviceClassName": DRIVER_NAME}}]
                     }
                 },
             },
         )
-        start_pod(node, NAMESPACE, "holder", [{"name": "gpu", "resourceClaimName": "gpu"}])
+        start_pod(node, NAMESPACE, POD, [{"name": "direct", "resourceClaimName": "claim-direct"}])
     socket = str(node.podresources_socket)
     podresources.list_pod_resources(socket=socket, timeout=10)  # answers, or the test fails
     return socket

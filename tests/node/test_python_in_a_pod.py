@@ -75,10 +75,13 @@ PROBE = textwrap.dedent(
 )
 
 
-def _host_file(container_path: str) -> Path:
-    """The file the driver wrote on the node, from the CDI spec that mounts it."""
+def _host_file(container_path: str, uid: str, request: str) -> Path:
+    """The file the driver wrote on the node, from the CDI spec that mounts it (the metadata
+    CDI device of claim ``uid``'s ``request``)."""
     for spec in node_config.CDI_DIR.glob(f"{DRIVER_NAME}_metadata_*.json"):
         for device in orjson.loads(spec.read_bytes())["devices"]:
+            if device["name"] != f"{uid}_{request}":
+                continue
             for mount in device["containerEdits"]["mounts"]:
                 if mount["containerPath"] == container_path:
                     return Path(mount["hostPath"])
@@ -95,6 +98,8 @@ def test_the_file_is_a_read_only_bind_mount_of_the_drivers_file(
     seen = orjson.loads(ran.stdout)
     assert "ro" in seen["options"]
     assert seen["refused"] == "EROFS"
-    host = _host_file(path)
+    written = orjson.loads(seen["bytes"])
+    (request,) = [entry["name"] for entry in written["requests"]]
+    host = _host_file(path, written["metadata"]["uid"], request)
     assert host.is_relative_to(node_config.kubelet_root(node.state))
     assert seen["bytes"] == host.read_text()  # what the driver wrote, not an older copy
