@@ -158,7 +158,8 @@ class Node:
     admin: httpx2.Client | None = None
     timings: dict[str, float] = field(default_factory=dict)
     keep_logs: Path | None = None
-    """Where the processes' logs are copied before the state directory is wiped."""
+    """Where the processes' logs (and ``timings.json``) are copied before the state directory
+    is wiped."""
     _made: list[Path] = field(default_factory=list)
     """Machine paths the run created (outside the state directory), removed at the stop."""
 
@@ -451,6 +452,9 @@ class Node:
             self.admin.close()
             self.admin = None
         if self.keep_logs is not None and (self.state / "logs").is_dir():
+            (self.state / "logs" / "timings.json").write_bytes(
+                orjson.dumps(self.timings, option=orjson.OPT_INDENT_2)
+            )
             shutil.copytree(self.state / "logs", self.keep_logs, dirs_exist_ok=True)
         wipe(self.state, self._made)
 

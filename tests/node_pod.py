@@ -259,7 +259,7 @@ def start_pod(node: Node, namespace: str, name: str, claims: list[dict[str, Any]
         return (exchange / "agent-running").exists()
 
     try:
-        node.timings[f"pod {name}"] = node.wait_for(f"pod {name}", running, 180)
+        node.timings[f"pod {namespace}/{name}"] = node.wait_for(f"pod {name}", running, 180)
     except RuntimeError as error:
         raise RuntimeError(f"{error}; the pod's status: {pod.get().get('status')}") from None
     return pod

@@ -4,6 +4,7 @@ least-privilege Role, as the kubelet reports it from the driver's health stream.
 from __future__ import annotations
 
 import time
+from pathlib import Path
 from typing import Any
 
 import orjson
@@ -142,3 +143,49 @@ def test_health_follows_the_device_unhealthy_then_healthy_again(node: Node, pod:
         }
     finally:
         _report(node, pod, "Healthy", "set by the node harness")
+
+
+def _snapshots(path: Path) -> list[dict[str, tuple[str, str]]]:
+    if not path.exists():
+        return []
+    return [
+        {row["podClaimName"]: (row["health"], row["message"]) for row in orjson.loads(line)}
+        for line in path.read_text().splitlines()
+        if line.endswith("]")  # whole lines only: the watch may be writing the next one
+    ]
+
+
+def test_health_watch_prints_a_snapshot_per_change(node: Node, pod: Pod) -> None:
+    if not node.health_controllable:
+        pytest.skip(
+            "the driver in $DRA_METADATA_NODE_ASSETS/bin reports no device health: put "
+            "test-driver-health (the e2e test driver with --device-health-file) beside it"
+        )
+    output = pod.exchange / "watch.jsonl"
+    started = pod.run(
+        "/bin/sh", "-c",
+        "dra-metadata health --watch -o json --timeout 120s "
+        "> /exchange/watch.jsonl 2> /exchange/watch.stderr &",
+    )  # fmt: skip
+    assert started.returncode == 0, started.stderr
+    healthy = ("Healthy", "set by the node harness")
+    node.wait_for("the watch's first snapshot", lambda: bool(_snapshots(output)))
+    assert _snapshots(output)[0] == {"direct": healthy, "fromtmpl": healthy}
+    try:
+        _report(node, pod, "Unhealthy", "fell off the bus")
+        seen = time.monotonic()
+        unhealthy = {"direct": ("Unhealthy", "fell off the bus")} | {
+            "fromtmpl": ("Unhealthy", "fell off the bus")
+        }
+        node.wait_for("the Unhealthy snapshot", lambda: unhealthy in _snapshots(output), 60)
+        node.timings["pod status -> watch snapshot"] = time.monotonic() - seen
+    finally:
+        _report(node, pod, *healthy)
+    node.wait_for(
+        "the Healthy snapshot",
+        lambda: _snapshots(output)[-1] == {"direct": healthy, "fromtmpl": healthy},
+        60,
+    )
+    snapshots = _snapshots(output)
+    assert snapshots.index(unhealthy) > 0
+    assert (pod.exchange / "watch.stderr").read_text() == ""
