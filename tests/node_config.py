@@ -13,6 +13,8 @@ from pathlib import Path
 
 import orjson
 
+DRIVER_NAME = "test-driver.cdi.k8s.io"
+"""The e2e DRA test driver's name (its default ``--drivername``)."""
 NODE_NAME = "e2e-node"
 """The node (and the test driver's pool)."""
 BRIDGE = "e2ebr0"
@@ -212,3 +214,17 @@ def kubelet_config(state: Path, certs: Path, port: int, healthz_port: int) -> Pa
         )
     )
     return path
+
+
+def component_flags(kubeconfig: Path, cert_dir: Path, port: int) -> list[str]:
+    """kube-controller-manager's and kube-scheduler's: the admin's kubeconfig, on 127.0.0.1."""
+    return [
+        f"--kubeconfig={kubeconfig}",
+        f"--authentication-kubeconfig={kubeconfig}",
+        f"--authorization-kubeconfig={kubeconfig}",
+        "--bind-address=127.0.0.1",
+        f"--secure-port={port}",
+        f"--cert-dir={cert_dir}",
+        "--leader-elect=false",
+        "--v=1",
+    ]

@@ -12,7 +12,7 @@ The node needs root and owns machine-wide names (the bridge, the state directory
 runs at a time: ``running`` takes a lock first. Every process runs in its own process group
 and is stopped by its PID; the state directory is wiped before the start and after the stop,
 with the bridge, the mounts and the cgroups the run made. The files the processes read are
-written by ``node_config``.
+written by ``node_config``; what the run changes on the machine is ``node_machine``'s.
 """
 
 from __future__ import annotations
@@ -35,7 +35,8 @@ import httpx2
 import orjson
 
 import node_config
-from node_config import ADMIN_TOKEN, BRIDGE, BRIDGE_ADDRESS, KUBELET_TOKEN, NODE_NAME
+import node_machine
+from node_config import ADMIN_TOKEN, BRIDGE_ADDRESS, KUBELET_TOKEN, NODE_NAME
 
 ASSETS_VARIABLE = "DRA_METADATA_NODE_ASSETS"
 BINARIES = (
@@ -59,12 +60,11 @@ SKIP_REASON = (
     f"cni/ ({', '.join(CNI_PLUGINS)}) and {IMAGES}; the tests run as root "
     "(docs/development.md)"
 )
-DRIVER_NAME = "test-driver.cdi.k8s.io"
+DRIVER_NAME = node_config.DRIVER_NAME
 STATE = Path("/var/lib/dra-metadata-node")
 """Short and fixed: unix socket paths must stay under 108 bytes, and a run that was killed is
 found and wiped by the next."""
 LOCK = Path("/var/lib/dra-metadata-node.lock")
-CGROUP_ROOT = Path("/sys/fs/cgroup")
 STARTUP_TIMEOUT = 180.0
 
 
@@ -226,10 +226,10 @@ class Node:
 
     def start(self) -> None:
         started = time.monotonic()
-        wipe(self.state)
+        node_machine.wipe(self.state)
         self.state.mkdir(parents=True)
-        self._made = [path for path in _machine_paths() if not path.exists()]
-        _bridge_up()
+        self._made = [path for path in node_machine.machine_paths() if not path.exists()]
+        node_machine.bridge_up()
         certs = node_config.certificates(self.state / "certs")
         self._start_containerd()
         self._start_control_plane(certs)
@@ -245,7 +245,7 @@ class Node:
         self._spawn("containerd", [str(self.bin / "containerd"), "--config", str(config)],
                     {"PATH": path})  # fmt: skip
         address = node_config.containerd_socket(self.state)
-        self._timed("containerd", lambda: _unix_answers(address))
+        self._timed("containerd", lambda: node_machine.unix_answers(address))
         subprocess.run(
             [str(self.bin / "ctr"), "--address", str(address), "-n", "k8s.io", "images",
              "import", str(self.assets / IMAGES)],
@@ -305,7 +305,7 @@ class Node:
             "kube-controller-manager",
             [
                 str(self.bin / "kube-controller-manager"),
-                *_component_flags(admin, self.state / "kcm-certs"),
+                *node_config.component_flags(admin, self.state / "kcm-certs", free_port()),
                 # Claims from templates, and the node's not-ready taint lifted once it is Ready;
                 # the rest of a cluster's controllers are not needed.
                 "--controllers=resourceclaim-controller,node-lifecycle-controller",
@@ -314,7 +314,10 @@ class Node:
         )
         self._spawn(
             "kube-scheduler",
-            [str(self.bin / "kube-scheduler"), *_component_flags(admin, self.state / "ks-certs")],
+            [
+                str(self.bin / "kube-scheduler"),
+                *node_config.component_flags(admin, self.state / "ks-certs", free_port()),
+            ],
         )
         self.create(
             "/apis/resource.k8s.io/v1/deviceclasses",
@@ -456,7 +459,7 @@ class Node:
                 orjson.dumps(self.timings, option=orjson.OPT_INDENT_2)
             )
             shutil.copytree(self.state / "logs", self.keep_logs, dirs_exist_ok=True)
-        wipe(self.state, self._made)
+        node_machine.wipe(self.state, self._made)
 
     def _delete_pods(self) -> None:
         if self.admin is None or "kubelet" not in self.processes:
@@ -486,107 +489,6 @@ class Node:
                 [*ctr, "tasks", "kill", "-s", "SIGKILL", task], check=False, capture_output=True
             )
             subprocess.run([*ctr, "tasks", "rm", "-f", task], check=False, capture_output=True)
-
-
-def _component_flags(kubeconfig: Path, cert_dir: Path) -> list[str]:
-    return [
-        f"--kubeconfig={kubeconfig}",
-        f"--authentication-kubeconfig={kubeconfig}",
-        f"--authorization-kubeconfig={kubeconfig}",
-        "--bind-address=127.0.0.1",
-        f"--secure-port={free_port()}",
-        f"--cert-dir={cert_dir}",
-        "--leader-elect=false",
-        "--v=1",
-    ]
-
-
-def _unix_answers(path: Path) -> bool:
-    if not path.exists():
-        return False
-    with socket.socket(socket.AF_UNIX) as probe:
-        try:
-            probe.connect(str(path))
-        except OSError:
-            return False
-    return True
-
-
-# The machine: the bridge, mounts, cgroups, leftover processes ----------------------------------
-
-
-def _machine_paths() -> list[Path]:
-    """What a run may create outside its state directory: the CDI folder, the folder of
-    containerd 1.7's shim sockets (there whatever the state) and the kubelet's cgroups."""
-    paths = [node_config.CDI_DIR, Path("/run/containerd")]
-    if CGROUP_ROOT.is_dir():
-        paths += [hierarchy / "kubepods" for hierarchy in CGROUP_ROOT.iterdir()]
-    return paths
-
-
-def _bridge_up() -> None:
-    subprocess.run(["ip", "link", "add", BRIDGE, "type", "bridge"], check=True)
-    subprocess.run(
-        ["ip", "addr", "add", f"{BRIDGE_ADDRESS}/{node_config.BRIDGE_PREFIX}", "dev", BRIDGE],
-        check=True,
-    )
-    subprocess.run(["ip", "link", "set", BRIDGE, "up"], check=True)
-
-
-def _mounts_under(folder: Path) -> list[str]:
-    points = []
-    for line in Path("/proc/self/mountinfo").read_text().splitlines():
-        point = line.split()[4].replace("\\040", " ")
-        if point == str(folder) or point.startswith(f"{folder}/"):
-            points.append(point)
-    return sorted(points, key=len, reverse=True)
-
-
-def _kill_leftovers(state: Path) -> None:
-    """Processes of an earlier run (its recorded PIDs, and shims and containers whose command
-    line names the state directory), by PID."""
-    pids = state / "pids"
-    candidates = set()
-    if pids.is_dir():
-        candidates |= {int(p.read_text()) for p in pids.iterdir() if p.read_text().isdigit()}
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            with contextlib.suppress(OSError):
-                if str(state).encode() in (entry / "cmdline").read_bytes():
-                    candidates.add(int(entry.name))
-    candidates.discard(os.getpid())
-    for pid in candidates:
-        with contextlib.suppress(OSError):
-            if str(state).encode() in Path(f"/proc/{pid}/cmdline").read_bytes():
-                os.kill(pid, signal.SIGKILL)
-
-
-def _remove_cgroup(path: Path) -> None:
-    if not path.is_dir():
-        return
-    for child in path.iterdir():
-        if child.is_dir():
-            _remove_cgroup(child)
-    with contextlib.suppress(OSError):
-        path.rmdir()
-
-
-def wipe(state: Path, made: list[Path] | None = None) -> None:
-    """Remove what a run left: processes, mounts, the bridge, the state directory, and the
-    machine paths in ``made`` (those the run created)."""
-    _kill_leftovers(state)
-    for point in _mounts_under(state):
-        subprocess.run(["umount", "-l", point], check=False, capture_output=True)
-    if Path(f"/sys/class/net/{BRIDGE}").exists():
-        subprocess.run(["ip", "link", "del", BRIDGE], check=True)
-    shutil.rmtree(state, ignore_errors=True)
-    for spec in node_config.CDI_DIR.glob(f"{DRIVER_NAME}*"):  # the driver's, if it left any
-        spec.unlink()
-    for path in made or ():
-        if path.is_relative_to(CGROUP_ROOT):
-            _remove_cgroup(path)
-        else:
-            shutil.rmtree(path, ignore_errors=True)
 
 
 @contextlib.contextmanager

@@ -39,6 +39,7 @@ SUPPORT = {
     "podresources_node.py",
     "node_config.py",
     "node_harness.py",
+    "node_machine.py",
     "node_pod.py",
 }
 TEST_FILES = sorted(TESTS.rglob("test_*.py"))
