@@ -105,12 +105,12 @@ def free_port() -> int:
         return int(probe.getsockname()[1])
 
 
-def _wait(what: str, ready: Callable[[], bool], timeout: float, log: Path | None) -> float:
+def _wait(what: str, ready: Callable[[], bool], timeout: float, log: Path) -> float:
     """Poll ``ready`` until it holds; the seconds it took. Raises naming ``what`` and the log."""
     started = time.monotonic()
     while not ready():
         if time.monotonic() - started > timeout:
-            raise RuntimeError(f"{what} not ready in {timeout:.0f} s; see {log or STATE}")
+            raise RuntimeError(f"{what} not ready in {timeout:.0f} s; see {log}")
         time.sleep(0.05)
     return time.monotonic() - started
 
@@ -122,11 +122,13 @@ class Process:
     name: str
     process: subprocess.Popen[bytes]
     log: IO[bytes]
+    logs: Path
+    """Where its log is to be read (after the stop: where the logs are kept)."""
 
     def check(self) -> None:
         if self.process.poll() is not None:
             raise RuntimeError(
-                f"{self.name} exited with {self.process.returncode}; see {STATE / 'logs'}/"
+                f"{self.name} exited with {self.process.returncode}; see {self.logs}/"
                 f"{self.name}.log"
             )
 
@@ -190,6 +192,11 @@ class Node:
         return self.state / "apiserver-certs" / "apiserver.crt"
 
     @property
+    def log_folder(self) -> Path:
+        """Where the processes' logs can be read once the run has ended."""
+        return self.keep_logs or self.state / "logs"
+
+    @property
     def podresources_socket(self) -> Path:
         return node_config.kubelet_root(self.state) / "pod-resources" / "kubelet.sock"
 
@@ -209,7 +216,7 @@ class Node:
         )
         (self.state / "pids").mkdir(exist_ok=True)
         (self.state / "pids" / name).write_text(str(process.pid))
-        self.processes[name] = Process(name, process, log)
+        self.processes[name] = Process(name, process, log, self.log_folder)
         return self.processes[name]
 
     def _timed(
@@ -222,7 +229,7 @@ class Node:
                 process.check()
             return ready()
 
-        self.timings[name] = _wait(name, check, timeout, self.state / "logs" / f"{name}.log")
+        self.timings[name] = _wait(name, check, timeout, self.log_folder / f"{name}.log")
 
     def start(self) -> None:
         started = time.monotonic()
@@ -434,7 +441,7 @@ class Node:
             self.check_running()
             return ready()
 
-        return _wait(what, check, timeout, self.state / "logs")
+        return _wait(what, check, timeout, self.log_folder)
 
     # Stopping ----------------------------------------------------------------------------------
 

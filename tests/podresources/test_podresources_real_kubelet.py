@@ -74,7 +74,14 @@ def test_the_command_prints_what_list_answers(kubelet: str) -> None:
     result = run_command("pod-resources", "--socket", kubelet, "-o", "json", root=None)
     assert result.returncode == 0, result.stderr
     listed = podresources.list_pod_resources(socket=kubelet)
-    assert json.loads(result.stdout) == [pod.to_document() for pod in listed]
+
+    def by_pod(documents: list[dict[str, object]]) -> list[dict[str, object]]:
+        # Two List calls may order the pods differently (the kubelet walks a map).
+        return sorted(
+            documents, key=lambda document: (str(document["namespace"]), str(document["name"]))
+        )
+
+    assert by_pod(json.loads(result.stdout)) == by_pod([pod.to_document() for pod in listed])
 
 
 def test_the_command_keeps_one_namespace_and_gets_one_pod(kubelet: str) -> None:
