@@ -12,8 +12,10 @@ import pytest
 from hypothesis import HealthCheck, settings
 
 import kube_harness
+import node_harness
 from kube_harness import ApiServer
 from kube_pools_harness import ControllerManager
+from node_harness import Node
 
 # The suite's profile: Hypothesis' defaults (the same example counts and database) but for its
 # two wall-clock checks, HealthCheck.too_slow and the deadline. too_slow compares the time of a
@@ -121,3 +123,28 @@ def server_without_pool_status(
         yield second
     finally:
         second.stop()
+
+
+# A real single-node cluster (see node_harness.py) for tests/node and the real-kubelet tests of
+# tests/podresources ----------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="session")
+def node(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Node]:
+    """The node, started once per session; its processes' logs are kept in ``node-logs*``.
+
+    The node is machine-wide (one bridge, one state directory, a lock): one process owns it, so
+    the tests that use it run with ``-n 0`` (or one xdist worker). Under several workers (the
+    suite's ``-n auto``) they are skipped saying so: each worker would start its own node after
+    the previous one's whole session ended, its tests waiting on the others' unrelated tests.
+    """
+    folder = node_harness.assets()
+    if folder is None:
+        pytest.skip(node_harness.missing_assets())
+    if int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1")) > 1:
+        pytest.skip(
+            "the real node runs in one process: run these tests with -n 0 "
+            f"({node_harness.ASSETS_VARIABLE}=... python -m pytest tests/node -n 0)"
+        )
+    with node_harness.running(folder, tmp_path_factory.mktemp("node-logs")) as running:
+        yield running

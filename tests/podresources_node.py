@@ -1,41 +1,43 @@
 """The real node's kubelet for the PodResources tests: the ``kubelet`` fixture.
 
-A real node is where ``DRA_METADATA_NODE_ASSETS`` names the node's assets (the real-node
-harness) and the kubelet's PodResources socket ($DRA_METADATA_PODRESOURCES_SOCKET, else the
-kubelet's default) answers; elsewhere the tests that use the fixture are skipped with the reason.
+It runs on the real node of the ``node`` fixture (tests/conftest.py, node_harness.py: where
+``DRA_METADATA_NODE_ASSETS`` names the node's assets), with a pod holding a DRA claim so that the
+kubelet has something to answer; elsewhere the tests that use it are skipped with the reason.
 """
 
 from __future__ import annotations
-
-import os
-import stat
-from pathlib import Path
 
 import pytest
 
 from dra_metadata import podresources
 
-ASSETS_VARIABLE = "DRA_METADATA_NODE_ASSETS"
+from node_harness import ASSETS_VARIABLE, DRIVER_NAME, Node
+from node_pod import prepare_namespace, start_pod
 
-
-def _socket() -> str:
-    return os.environ.get(podresources.SOCKET_ENVIRONMENT_VARIABLE) or podresources.DEFAULT_SOCKET
+__all__ = ["ASSETS_VARIABLE", "kubelet_fixture"]
+NAMESPACE = "default"
+POD = "dra-meta"
+"""The pod the node agents guide's examples name (docs/guides/node-agents.md)."""
 
 
 @pytest.fixture(scope="module", name="kubelet")
-def kubelet_fixture() -> str:
-    """The socket of a running kubelet, or a skip saying what is missing."""
-    if not os.environ.get(ASSETS_VARIABLE):
-        pytest.skip(f"needs a real node: ${ASSETS_VARIABLE} is not set (the real-node harness)")
-    socket = _socket()
-    try:
-        is_socket = stat.S_ISSOCK(Path(socket).stat().st_mode)
-    except OSError as error:
-        pytest.skip(f"no kubelet PodResources socket at {socket}: {error.strerror}")
-    if not is_socket:
-        pytest.skip(f"{socket} is no socket")
-    try:
-        podresources.list_pod_resources(socket=socket, timeout=10)
-    except podresources.PodResourcesConnectionError as error:
-        pytest.skip(f"no kubelet answers at {socket}: {error}")
+def kubelet_fixture(node: Node) -> str:
+    """The kubelet's PodResources socket, pod ``default/dra-meta`` (claim ``claim-direct``,
+    request ``req-a``) running."""
+    if node.get(f"/api/v1/namespaces/{NAMESPACE}/pods/{POD}") is None:
+        prepare_namespace(node, NAMESPACE)
+        node.create(
+            f"/apis/resource.k8s.io/v1/namespaces/{NAMESPACE}/resourceclaims",
+            {
+                "metadata": {"name": "claim-direct"},
+                "spec": {
+                    "devices": {
+                        "requests": [{"name": "req-a", "exactly": {"deviceClassName": DRIVER_NAME}}]
+                    }
+                },
+            },
+        )
+        start_pod(node, NAMESPACE, POD, [{"name": "direct", "resourceClaimName": "claim-direct"}])
+    socket = str(node.podresources_socket)
+    podresources.list_pod_resources(socket=socket, timeout=10)  # answers, or the test fails
     return socket

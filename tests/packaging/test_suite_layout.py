@@ -37,6 +37,10 @@ SUPPORT = {
     "kube_harness.py",
     "kube_pools_harness.py",
     "podresources_node.py",
+    "node_config.py",
+    "node_harness.py",
+    "node_machine.py",
+    "node_pod.py",
 }
 TEST_FILES = sorted(TESTS.rglob("test_*.py"))
 

@@ -1,10 +1,9 @@
 """Against a real kubelet: List, Get and GetAllocatableResources end to end, the asyncio twins,
 the command, and the kubelet's own answer for a pod it does not run.
 
-Runs on a real node: where ``DRA_METADATA_NODE_ASSETS`` names the node's assets (the real-node
-harness) and the kubelet's PodResources socket ($DRA_METADATA_PODRESOURCES_SOCKET, else the
-kubelet's default) answers; skipped with the reason otherwise. Whatever pods run there, the
-answers must agree with each other.
+Runs on the real node (the ``node`` fixture: ``DRA_METADATA_NODE_ASSETS`` names the node's
+assets), with a pod holding a DRA claim (podresources_node.py); skipped with the reason otherwise.
+Whatever pods run there, the answers must agree with each other.
 """
 
 from __future__ import annotations
@@ -18,6 +17,8 @@ from dra_metadata import podresources
 
 from helpers import run_command
 from podresources_node import kubelet_fixture  # noqa: F401 - the fixture "kubelet"
+
+pytestmark = [pytest.mark.real_node, pytest.mark.timeout(900)]
 
 
 def test_list_get_and_allocatable_agree(kubelet: str) -> None:
@@ -73,7 +74,14 @@ def test_the_command_prints_what_list_answers(kubelet: str) -> None:
     result = run_command("pod-resources", "--socket", kubelet, "-o", "json", root=None)
     assert result.returncode == 0, result.stderr
     listed = podresources.list_pod_resources(socket=kubelet)
-    assert json.loads(result.stdout) == [pod.to_document() for pod in listed]
+
+    def by_pod(documents: list[dict[str, object]]) -> list[dict[str, object]]:
+        # Two List calls may order the pods differently (the kubelet walks a map).
+        return sorted(
+            documents, key=lambda document: (str(document["namespace"]), str(document["name"]))
+        )
+
+    assert by_pod(json.loads(result.stdout)) == by_pod([pod.to_document() for pod in listed])
 
 
 def test_the_command_keeps_one_namespace_and_gets_one_pod(kubelet: str) -> None:
