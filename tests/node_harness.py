@@ -356,7 +356,15 @@ class Node:
         )
         self._timed("kubelet", self._node_ready)
 
-    def _start_driver(self) -> None:
+    def restart_driver(self, health: str) -> None:
+        """Stop the DRA driver and start it again, reporting ``health`` (a line of its health
+        file: ``"Unhealthy ECC errors"``) from its first report on, as a driver restarted on a
+        failed device does. Only for the driver whose health can be set."""
+        assert self.health_controllable, "the upstream driver reports no health"
+        self.processes.pop("driver").stop()
+        self._start_driver(initial_health=health)
+
+    def _start_driver(self, initial_health: str = "Healthy set by the node harness") -> None:
         root = node_config.kubelet_root(self.state)
         (root / "plugins" / DRIVER_NAME).mkdir(parents=True, exist_ok=True)
         argv = [
@@ -370,7 +378,7 @@ class Node:
             f"--plugin-registration-path={root / 'plugins_registry'}",
         ]
         if self.health_controllable:
-            self.device_health_file.write_text("Healthy set by the node harness\n")
+            self.device_health_file.write_text(f"{initial_health}\n")
             argv += [f"--device-health-file={self.device_health_file}"]
         self._spawn("driver", argv)
         self._timed("driver", self._slice_published)

@@ -113,14 +113,7 @@ def test_health_reads_every_device_from_inside_the_pod(node: Node, pod: Pod) -> 
 def _report(node: Node, pod: Pod, health: str, message: str) -> float:
     """Make the driver report every device ``health``; the seconds until the pod shows it."""
     node.device_health_file.write_text(f"{health} {message}\n")
-    wanted = (health, message)
-    started = time.monotonic()
-    node.wait_for(
-        f"the kubelet to report {health}",
-        lambda: set(_kubelet_reports(pod).values()) == {wanted},
-        timeout=120,
-    )
-    return time.monotonic() - started
+    return _until_the_kubelet_reports(node, pod, health, message)
 
 
 def test_health_follows_the_device_unhealthy_then_healthy_again(node: Node, pod: Pod) -> None:
@@ -141,6 +134,46 @@ def test_health_follows_the_device_unhealthy_then_healthy_again(node: Node, pod:
             "direct": ("Healthy", "recovered"),
             "fromtmpl": ("Healthy", "recovered"),
         }
+    finally:
+        _report(node, pod, "Healthy", "set by the node harness")
+
+
+def _until_the_kubelet_reports(node: Node, pod: Pod, health: str, message: str) -> float:
+    """The seconds until the kubelet shows every device of the pod ``health`` with ``message``."""
+    started = time.monotonic()
+    node.wait_for(
+        f"the kubelet to report {health}",
+        lambda: set(_kubelet_reports(pod).values()) == {(health, message)},
+        timeout=120,
+    )
+    return time.monotonic() - started
+
+
+def test_health_follows_a_driver_restarted_unhealthy_then_healthy(node: Node, pod: Pod) -> None:
+    if not node.health_controllable:
+        pytest.skip(
+            "the driver in $DRA_METADATA_NODE_ASSETS/bin reports no device health: put "
+            "test-driver-health (the e2e test driver with --device-health-file) beside it"
+        )
+    try:
+        node.restart_driver("Unhealthy restarted on a failed device")
+        node.timings["kubelet reports Unhealthy after a driver restart"] = (
+            _until_the_kubelet_reports(node, pod, "Unhealthy", "restarted on a failed device")
+        )
+        assert _health(pod) == {
+            "direct": ("Unhealthy", "restarted on a failed device"),
+            "fromtmpl": ("Unhealthy", "restarted on a failed device"),
+        }
+        assert _probe(pod) == 1
+        node.restart_driver("Healthy restarted after the repair")
+        node.timings["kubelet reports Healthy after a driver restart"] = _until_the_kubelet_reports(
+            node, pod, "Healthy", "restarted after the repair"
+        )
+        assert _health(pod) == {
+            "direct": ("Healthy", "restarted after the repair"),
+            "fromtmpl": ("Healthy", "restarted after the repair"),
+        }
+        assert _probe(pod) == 0
     finally:
         _report(node, pod, "Healthy", "set by the node harness")
 
