@@ -50,6 +50,12 @@ def _row_names(code: int) -> set[str]:
     return set(re.findall(_WORD, row.rsplit("|", 2)[1]))
 
 
+def _run_on_a_real_node() -> set[str]:
+    """The subcommands the real-node tests run inside a pod."""
+    sources = [path.read_text() for path in sorted((REPO / "tests" / "node").glob("*.py"))]
+    return set(re.findall(r'"dra-metadata",\s*"([a-z-]+)"', "".join(sources)))
+
+
 Check = Callable[[set[str]], bool]
 CHECKS: dict[tuple[str, str], Check] = {
     # (page, a piece of the line the list is on): does the list found agree with the parser?
@@ -70,6 +76,9 @@ CHECKS: dict[tuple[str, str], Check] = {
     ("reference/exit-codes.md", "whose output gates a start"): lambda found: found <= _row_names(4),
     ("explanation/stale-views.md", "command's `wait`, `exec` and `env` exit 4"): lambda found: (
         found <= _row_names(4)
+    ),
+    ("development.md", "`env`, `exec`, `ls`, `validate` and the Python"): lambda found: (
+        found <= _run_on_a_real_node()
     ),
     ("development.md", "The command's API subcommands ("): lambda found: (
         found == {name for name in NAMES if load_command(name).needs_extra == "kube"}
