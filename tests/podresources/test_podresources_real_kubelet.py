@@ -47,7 +47,13 @@ def test_the_asyncio_twins_answer_the_same(kubelet: str) -> None:
         return pods, first, await podresources.aallocatable_resources(socket=kubelet)
 
     pods, first, allocatable = asyncio.run(read())
-    assert pods == podresources.list_pod_resources(socket=kubelet)
+
+    def by_name(answer: object) -> list[podresources.PodResources]:
+        # the kubelet lists its pods in no fixed order from one call to the next
+        assert isinstance(answer, list)
+        return sorted(answer, key=lambda pod: (pod.namespace, pod.name))
+
+    assert by_name(pods) == by_name(podresources.list_pod_resources(socket=kubelet))
     assert first == pods[0]  # type: ignore[index]
     assert allocatable == podresources.allocatable_resources(socket=kubelet)
 
