@@ -18,6 +18,7 @@ from dra_metadata import (
     resource_claim_template_file_path,
     resource_claim_template_request_dir,
 )
+from dra_metadata._reading._paths import not_a_directory
 
 
 def put(path: Path, data: bytes) -> Path:
@@ -58,6 +59,15 @@ class TestOsErrno:
         self.assert_read_error(
             info.value, path, errno.EISDIR, "open metadata file: it is a directory"
         )
+
+    def test_a_file_path_that_runs_through_a_regular_file_names_it(self, tmp_path: Path) -> None:
+        root = put(tmp_path / "root.json", b"{}")
+        path = root / "resourceclaims" / "c" / "gpu" / "a-metadata.json"
+        with pytest.raises(MetadataReadError) as info:
+            read_metadata_file(path)
+        message = f"open metadata file: {root} is not a directory"
+        self.assert_read_error(info.value, path, errno.ENOTDIR, message)
+        assert info.value.__suppress_context__  # the OSError is told, not chained
 
     def test_a_fifo_has_no_errno(self, tmp_path: Path) -> None:
         path = tmp_path / "a-metadata.json"
@@ -107,3 +117,15 @@ class TestOsErrno:
             read_claim_metadata("c", "gpu", root=tmp_path)
         message = f"list metadata files: {os.strerror(errno.ELOOP)}"
         self.assert_read_error(info.value, directory, errno.ELOOP, message)
+
+
+def test_the_component_that_is_no_directory_is_the_first_such(tmp_path: Path) -> None:
+    first = put(tmp_path / "root.json", b"{}")
+    assert not_a_directory(first / "x" / "y") == first
+
+
+def test_without_such_a_component_the_path_itself_is_named(tmp_path: Path) -> None:
+    # the path changed since the error (the file is gone): nothing better to name
+    missing = tmp_path / "gone" / "x" / "a-metadata.json"
+    assert not_a_directory(missing) == missing
+    assert not_a_directory(tmp_path) == tmp_path
