@@ -68,6 +68,12 @@ def search(browser: Browser, site: str, words: str) -> str:
 def test_the_search_finds_the_pages_that_hold_a_word(browser: Browser, site: str) -> None:
     shown = search(browser, site, "DraNet")
     assert "matching document" in shown, shown
+    # The count line comes first, the results a moment later (the first ten at once).
+    browser.until(
+        "(() => { const count = parseInt(document.querySelector('.md-search-result__meta')"
+        ".textContent, 10); return document.querySelectorAll('.md-search-result__item')"
+        ".length >= Math.min(count, 10); })()"
+    )
     links = browser.evaluate(
         "[...document.querySelectorAll('.md-search-result__item > a')].map(a => a.href)"
     )
