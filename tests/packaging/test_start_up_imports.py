@@ -32,6 +32,7 @@ STANDARD_LIBRARY = {
     "urllib",
     "urllib.parse",
     "ipaddress",  # urllib.parse's, on 3.11 and later patch releases
+    "math",  # urllib.parse's too, on 3.12 and later
     "contextvars",  # how not-found messages are worded (library or command), per context
     "_contextvars",
 }
