@@ -33,6 +33,12 @@ STANDARD_LIBRARY = {
     "urllib.parse",
     "ipaddress",  # urllib.parse's, on 3.11 and later patch releases
     "math",  # urllib.parse's too, on 3.12 and later
+    "pathlib._abc",  # on 3.13 pathlib is a package, which imports these
+    "pathlib._local",
+    "glob",
+    "grp",
+    "pwd",
+    "warnings",
     "contextvars",  # how not-found messages are worded (library or command), per context
     "_contextvars",
 }
