@@ -37,6 +37,7 @@ SUPPORT = {
     "kube_harness.py",
     "kube_pools_harness.py",
     "podresources_node.py",
+    "fault_children.py",
     "node_config.py",
     "node_harness.py",
     "node_machine.py",

@@ -13,7 +13,6 @@ import errno
 import os
 import shutil
 import subprocess
-import sys
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -23,80 +22,13 @@ import pytest
 
 import dra_metadata
 from dra_metadata import (
-    Device,
-    DeviceMetadata,
-    DeviceMetadataRequest,
     InvalidNameError,
     MetadataReadError,
-    NetworkDeviceData,
-    ObjectMeta,
     read_metadata_file,
 )
 from dra_metadata.testing import MetadataTree
 from dra_metadata.writer import write_metadata_file
-
-DRIVER = "nic.example.com"
-
-# Child processes build their metadata with this, as the tests here do.
-PRELUDE = """
-import errno, json, os, sys
-from pathlib import Path
-from dra_metadata import *
-from dra_metadata.writer import encode_stream, update_metadata_file, write_metadata_file
-
-def metadata(generation, devices=1):
-    return DeviceMetadata(
-        metadata=ObjectMeta(name="net", namespace="ns", uid="u-1", generation=generation),
-        requests=[DeviceMetadataRequest(name="nic", devices=[
-            Device(driver="nic.example.com", pool="node-a", name=f"nic-{index}",
-                   network_data=NetworkDeviceData("net1", (f"10.0.{index % 250}.5/24",)))
-            for index in range(devices)
-        ])],
-    )
-
-def failure(call):
-    try:
-        call()
-    except (MetadataWriteError, MetadataReadError) as error:
-        return {"type": type(error).__name__, "errno": error.errno, "message": str(error)}
-    return None
-"""
-
-
-def metadata(generation: int, devices: int = 1) -> DeviceMetadata:
-    return DeviceMetadata(
-        metadata=ObjectMeta(name="net", namespace="ns", uid="u-1", generation=generation),
-        requests=[
-            DeviceMetadataRequest(
-                name="nic",
-                devices=[
-                    Device(
-                        driver=DRIVER,
-                        pool="node-a",
-                        name=f"nic-{index}",
-                        network_data=NetworkDeviceData("net1", (f"10.0.{index % 250}.5/24",)),
-                    )
-                    for index in range(devices)
-                ],
-            )
-        ],
-    )
-
-
-def run_child(
-    code: str, *arguments: str, prefix: tuple[str, ...] = (), **options: Any
-) -> subprocess.CompletedProcess[str]:
-    result = subprocess.run(
-        [*prefix, sys.executable, "-c", PRELUDE + code, *arguments],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-        cwd="/",
-        **options,
-    )
-    assert result.returncode == 0, result.stderr
-    return result
+from fault_children import DRIVER, metadata, run_child
 
 
 def _strace_problem() -> str | None:
