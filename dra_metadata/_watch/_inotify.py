@@ -37,6 +37,8 @@ _DIRECTORY_MASK = (
 )  # fmt: skip
 _ANCESTOR_MASK = _IN_CREATE | _IN_MOVED_TO | _IN_DELETE_SELF | _IN_MOVE_SELF | _IN_ONLYDIR
 _FALLBACK_ERRNOS = frozenset({errno.EMFILE, errno.ENFILE, errno.ENOSPC, errno.ENOSYS, errno.EPERM})
+_VANISHED_ERRNOS = frozenset({errno.ENOENT, errno.ENOTDIR})
+"""A watch that failed because the path was gone (or no longer a directory) at that moment."""
 
 _polling_logged = False
 
@@ -259,13 +261,17 @@ class Hints:
 
     # Watches ---------------------------------------------------------------------------------
 
-    def _add(self, hub: _hub.Hub, path: Path, mask: int, entry: _Entry) -> int | None:
+    def _try_add(
+        self, hub: _hub.Hub, path: Path, mask: int, entry: _Entry
+    ) -> tuple[int | None, bool]:
+        """The watch's descriptor (None: not watched), and whether ``path`` was gone."""
         try:
-            return hub.add_watch(self, path, mask, entry)
+            return hub.add_watch(self, path, mask, entry), False
         except OSError as error:
             if error.errno in _FALLBACK_ERRNOS:
                 self._give_up(watch_failure(path, error))
-            return None  # ENOENT, ENOTDIR, EACCES, ELOOP: not watchable; the re-reads cover it
+            # ENOENT, ENOTDIR, EACCES, ELOOP: not watchable; the re-reads cover it
+            return None, error.errno in _VANISHED_ERRNOS
 
     def _drop(self, hub: _hub.Hub, descriptor: int, entry: _Entry) -> None:
         with hub.lock:
@@ -298,27 +304,33 @@ class Hints:
         for _ in range(_MOVES):
             if watched == target and not changed:
                 return
-            watched = self._move_directory_watch(hub, directory, target)
+            watched, vanished = self._move_directory_watch(hub, directory, target)
             if self._hub is None or watched == directory:
                 return  # gave up (polling from now on), or the directory itself is watched
             changed = False
             again = _deepest_directory(directory)
-            if again == target:
+            if again == target and not vanished:
                 return  # still the right one (or the best there is: one that is not watchable)
-            target = again  # the tree changed between the look and the watch: follow it
+            # The tree changed between the look and the watch: follow it. A target that was
+            # gone when it was to be watched and is there again is a new directory by that
+            # name (removed and made again meanwhile): it is watched on the next round.
+            target = again
 
-    def _move_directory_watch(self, hub: _hub.Hub, directory: Path, target: Path) -> Path | None:
-        """Watch ``target`` instead of what was watched; what is watched now (None: nothing)."""
+    def _move_directory_watch(
+        self, hub: _hub.Hub, directory: Path, target: Path
+    ) -> tuple[Path | None, bool]:
+        """Watch ``target`` instead of what was watched: what is watched now (None: nothing),
+        and whether ``target`` was gone when it was to be watched."""
         current = self._directory_watch
         mask = _DIRECTORY_MASK if target == directory else _ANCESTOR_MASK
-        descriptor = self._add(hub, target, mask, (True, target))
+        descriptor, vanished = self._try_add(hub, target, mask, (True, target))
         if current is not None and (current[0], current[1]) != (descriptor, target):
             self._drop(hub, current[0], (True, current[1]))
         if descriptor is not None and self._hub is not None:
             self._directory_watch = (descriptor, target)
-            return target
+            return target, False
         self._directory_watch = None
-        return None
+        return None, vanished
 
     def watch_file(self, path: Path, identity: tuple[int, int]) -> None:
         """Watch the file at ``path``, again when it is another inode than last time."""
@@ -328,7 +340,7 @@ class Hints:
         current = self._file_watches.get(path)
         if current is not None and current[1] == identity and current[0] in self._entries:
             return
-        descriptor = self._add(hub, path, _FILE_MASK, (False, path))
+        descriptor = self._try_add(hub, path, _FILE_MASK, (False, path))[0]
         if self._hub is None:
             return  # gave up
         if current is not None:

@@ -5,6 +5,10 @@ directory can come back: a watch added then sees nothing of it, and only the tim
 would. The watcher looks again after adding a watch, so every update arrives within inotify's
 latency. The re-check is 60 s away here (poll_interval=60): only inotify can deliver in time,
 and the bound (20 s per update) is far from both.
+
+The parent can also go and come back between the look and the watch: the watch then fails
+(ENOENT) on a directory that is there again a moment later, a new one by the same name, which
+must be watched all the same (else nothing is watched at all until the re-check).
 """
 
 from __future__ import annotations
@@ -20,6 +24,8 @@ import pytest
 
 import dra_metadata
 from dra_metadata import Device
+from dra_metadata._watch import _hub
+from dra_metadata._watch._inotify import Hints
 from dra_metadata.testing import MetadataTree
 
 POLL_INTERVAL = 60.0
@@ -31,11 +37,6 @@ DRIVER = "gpu.example.com"
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="inotify is Linux's")
 @pytest.mark.parametrize("removed", ["request directory", "claim directory"])
-@pytest.mark.skipif(
-    sys.version_info >= (3, 13),
-    reason="known defect: on Python 3.13 an update was once lost (try 12 of 50) after the "
-    "directory was made again; it passes on 3.10 to 3.12",
-)
 def test_every_update_arrives_by_inotify(tmp_path: Path, removed: str) -> None:
     tree = MetadataTree(tmp_path, mode="atomic")
     path = tree.add_claim("c", "gpu", DRIVER, [Device(name="gpu-0")], generation=1)
@@ -89,3 +90,46 @@ def test_every_update_arrives_by_inotify(tmp_path: Path, removed: str) -> None:
         watching.join(BOUND)
     assert not failures, failures
     assert len(latencies) == TRIES
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="inotify is Linux's")
+def test_a_parent_made_again_while_its_watch_is_added_is_watched(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The claim directory is removed just before inotify is asked to watch it (the watch fails
+    # with ENOENT) and made again just after: the real race of a driver that removes and
+    # writes a claim while the watcher moves its watch, made certain.
+    claim = tmp_path / "resourceclaims" / "c"
+    claim.mkdir(parents=True)
+    request = claim / "gpu"
+    hints = Hints()
+    assert hints.start()
+    hub = hints._hub  # the shared instance whose watch is raced
+    assert hub is not None
+    add_watch = hub.add_watch
+    raced: list[Path] = []
+
+    def removed_and_made_again_around(
+        user: _hub.Subscriber, path: Path, mask: int, entry: tuple[bool, Path]
+    ) -> int:
+        if path != claim or raced:
+            return add_watch(user, path, mask, entry)
+        raced.append(path)
+        path.rmdir()
+        try:
+            return add_watch(user, path, mask, entry)
+        finally:
+            path.mkdir()
+
+    monkeypatch.setattr(hub, "add_watch", removed_and_made_again_around)
+    try:
+        hints.watch_directory(request)
+        assert raced == [claim]
+        request.mkdir()  # seen only by a watch on the claim directory made again
+        deadline = time.monotonic() + BOUND
+        while not hints.pending():
+            assert time.monotonic() < deadline, "the claim directory made again is not watched"
+            time.sleep(0.01)
+        assert hints.take() == ({request}, False)
+    finally:
+        hints.close()
