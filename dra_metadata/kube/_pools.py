@@ -16,13 +16,10 @@ Facts that shape it (README, "Resource pool status"; tests/data/pool-status/):
 from __future__ import annotations
 
 import asyncio
-import signal
-import threading
 import time
 import warnings
-from collections.abc import Callable, Coroutine, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
-from types import FrameType
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import orjson
@@ -397,52 +394,6 @@ async def aread_pool_status_with(api: Api, query: _Query) -> PoolStatusResult:
         return result
 
 
-@dataclass
-class _Interrupt:
-    """Ctrl-C during a synchronous read: the read's task, and whether it was interrupted."""
-
-    task: asyncio.Task[Any] | None = None
-    loop: asyncio.AbstractEventLoop | None = None
-    interrupted: bool = False
-
-    def handle(self, signum: int, frame: FrameType | None) -> None:  # noqa: ARG002
-        if self.interrupted or self.task is None or self.loop is None or self.task.done():
-            raise KeyboardInterrupt
-        self.interrupted = True
-        self.loop.call_soon_threadsafe(self.task.cancel)
-
-
-def _run_interruptible(make: Callable[[], Coroutine[Any, Any, _T]]) -> _T:
-    """run(make), with the first Ctrl-C cancelling the read instead of raising where it lands.
-
-    A KeyboardInterrupt raised inside the task that sends the create would end that task
-    without its answer: the name of the request it made would be lost, and the request left
-    behind. So, as asyncio.run does, the first SIGINT cancels the read (which deletes its
-    request) and KeyboardInterrupt is raised once it has; a second one raises at once.
-    """
-    if (
-        threading.current_thread() is not threading.main_thread()
-        or signal.getsignal(signal.SIGINT) is not signal.default_int_handler
-    ):
-        return run(make)
-    interrupt = _Interrupt()
-
-    async def main() -> _T:
-        interrupt.task = asyncio.current_task()
-        interrupt.loop = asyncio.get_running_loop()
-        return await make()
-
-    previous = signal.signal(signal.SIGINT, interrupt.handle)
-    try:
-        return run(main)
-    except asyncio.CancelledError:
-        if interrupt.interrupted:
-            raise KeyboardInterrupt from None
-        raise
-    finally:
-        signal.signal(signal.SIGINT, previous)
-
-
 def read_pool_status(
     driver: str,
     *,
@@ -476,7 +427,7 @@ def read_pool_status(
     """
     query = _Query.checked(driver, pool, limit, timeout, keep)
     api = connect(client)
-    return _run_interruptible(lambda: aread_pool_status_with(api, query))
+    return run(lambda: aread_pool_status_with(api, query))
 
 
 async def aread_pool_status(

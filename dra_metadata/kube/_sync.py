@@ -4,18 +4,31 @@ The watch and the waits are written once, for asyncio, where a stream can be rea
 deadlines and a stop event are looked at; the synchronous twins drive that code on an event
 loop of their own. Each step runs in the calling thread, or, when that thread already runs an
 event loop (Jupyter, an async web handler calling synchronous code), in a worker thread while
-the caller blocks, as a synchronous call does. A cancelled step (Ctrl-C) cancels the
-coroutine, so its connections are closed before the exception goes on.
+the caller blocks, as a synchronous call does.
+
+Ctrl-C (and SIGTERM, where a Python handler raises for it) ends a step as asyncio.run ends
+its task: while the loop runs in the main thread, a signal whose handler raises does not raise
+wherever it lands (in the middle of a transport callback, between a lock's acquire and the
+block that releases it: states no clean-up can undo, which left the clean-up waiting forever);
+the step's task is cancelled instead, its connections are closed, and then the handler's
+exception (KeyboardInterrupt, or what a command's SIGTERM handler raises) goes on from the
+call. A second such signal during that clean-up raises at once.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import signal
 import threading
 from collections.abc import AsyncIterator, Callable, Coroutine, Iterator
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
+
+if TYPE_CHECKING:
+    from types import FrameType
 
 _T = TypeVar("_T")
+_DEFERRED_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
 
 def _loop_runs_here() -> bool:
@@ -26,14 +39,61 @@ def _loop_runs_here() -> bool:
     return True
 
 
+class _SignalsCancel:
+    """While ``task`` runs here: a signal whose Python handler raises cancels the task, and
+    what the handler raised is kept (``raised``) to be raised once the task has ended."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop, task: asyncio.Task[Any]) -> None:
+        self.loop = loop
+        self.task = task
+        self.raised: BaseException | None = None
+        self.previous: dict[int, Any] = {}
+
+    def install(self) -> None:
+        if threading.current_thread() is not threading.main_thread():
+            return  # signal handlers run in the main thread only
+        for number in _DEFERRED_SIGNALS:
+            handler = signal.getsignal(number)
+            if callable(handler):
+                self.previous[number] = handler
+                signal.signal(number, self._handle)
+
+    def restore(self) -> None:
+        for number, handler in self.previous.items():
+            signal.signal(number, handler)
+
+    def _handle(self, number: int, frame: FrameType | None) -> None:
+        handler = self.previous[number]
+        if self.raised is not None or self.task.done():
+            handler(number, frame)  # a second signal, or one after the end: as it would
+            return
+        try:
+            handler(number, frame)
+        except BaseException as error:  # noqa: BLE001 - raised once the task has ended
+            self.raised = error
+            # From the loop, never from inside the step the signal may have landed in; this
+            # also wakes a loop that waits in select.
+            self.loop.call_soon_threadsafe(self.task.cancel)
+
+
 def _run_here(loop: asyncio.AbstractEventLoop, task: asyncio.Task[_T]) -> _T:
+    signals = _SignalsCancel(loop, task)
+    signals.install()
     try:
-        return loop.run_until_complete(task)
+        result = loop.run_until_complete(task)
     except BaseException:
-        if not task.done():  # interrupted (KeyboardInterrupt): let the coroutine clean up
+        if not task.done():  # a second signal: let the coroutine clean up all the same
             task.cancel()
-            loop.run_until_complete(asyncio.gather(task, return_exceptions=True))
-        raise
+            with contextlib.suppress(BaseException):  # a third: go on to raising
+                loop.run_until_complete(asyncio.gather(task, return_exceptions=True))
+        if signals.raised is None:
+            raise
+    else:
+        if signals.raised is None:
+            return result
+    finally:
+        signals.restore()
+    raise signals.raised from None
 
 
 def _run_in_worker(loop: asyncio.AbstractEventLoop, task: asyncio.Task[_T]) -> _T:

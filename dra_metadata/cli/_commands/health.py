@@ -176,23 +176,31 @@ def _watch(arguments: argparse.Namespace, out: Output) -> int:
 
     as_json = output_format(arguments, out) == "json"
     rows = _Rows(out)
-    with _warnings_as_lines() as told:
-        for snapshot in kube.watch_device_health(
-            namespace=arguments.namespace,
-            pod_name=arguments.pod,
-            container=arguments.container,
-            timeout=arguments.timeout,
-        ):
-            if as_json:
-                documents = [entry.to_document() for entry in snapshot]
-                out.write(json.dumps(documents, separators=(",", ":")) + "\n")
-                out.flush()
-            else:
-                rows.write(snapshot)
-                _show_unresolved(snapshot, told)
-            failing = _failing(snapshot, arguments.fail_on)
-            if failing:
-                return _report_failing(failing)
+    snapshots = kube.watch_device_health(
+        namespace=arguments.namespace,
+        pod_name=arguments.pod,
+        container=arguments.container,
+        timeout=arguments.timeout,
+    )
+    try:
+        with _warnings_as_lines() as told:
+            for snapshot in snapshots:
+                if as_json:
+                    documents = [entry.to_document() for entry in snapshot]
+                    out.write(json.dumps(documents, separators=(",", ":")) + "\n")
+                    out.flush()
+                else:
+                    rows.write(snapshot)
+                    _show_unresolved(snapshot, told)
+                failing = _failing(snapshot, arguments.fail_on)
+                if failing:
+                    return _report_failing(failing)
+    finally:
+        # The watch's connection is closed here, before the exit code is reported, also when
+        # a signal lands while a row is written (not whenever the generator is collected).
+        close = getattr(snapshots, "close", None)
+        if close is not None:
+            close()
     return EXIT_OK
 
 
