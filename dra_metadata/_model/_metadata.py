@@ -26,7 +26,7 @@ from dra_metadata._model._checks import (
     _is_str,
 )
 from dra_metadata._model._models import Device
-from dra_metadata._model._raw_json import json_equal
+from dra_metadata._model._raw_json import json_equal, json_repr
 from dra_metadata._model._repr import set_fields_repr
 
 
@@ -93,7 +93,10 @@ class ManagedFieldsEntry:
     subresource: str = ""
 
     __pydantic_config__ = _PYDANTIC_CONFIG
-    __repr__ = set_fields_repr
+
+    def __repr__(self) -> str:
+        # fieldsV1 may nest deeper than ``repr`` of dicts can recurse: shown without recursion.
+        return set_fields_repr(self, {"fields_v1": json_repr})
 
     def __post_init__(self) -> None:
         for name in ("manager", "operation", "api_version", "fields_type", "subresource"):

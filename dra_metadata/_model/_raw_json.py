@@ -1,4 +1,4 @@
-"""Kept JSON values (``fieldsV1``): compared and measured without recursion.
+"""Kept JSON values (``fieldsV1``): compared, measured and shown without recursion.
 
 A file may nest such a value as deep as Go's decoder allows (10,000 levels), far deeper than
 Python's recursion limit (1,000), which ``==`` on nested dicts and lists runs into: these walk
@@ -50,3 +50,33 @@ def json_depth(value: Any) -> int:
         deepest = max(deepest, depth)
         pending.extend((child, depth + 1) for child in children)
     return deepest
+
+
+def json_repr(value: Any) -> str:
+    """``repr(value)`` for JSON values (dicts, lists, scalars), at any depth.
+
+    The same text as ``repr`` gives where it does not run out of recursion; anything but a
+    dict or a list is shown with its own ``repr``.
+    """
+    parts: list[str] = []
+    pending: list[tuple[bool, Any]] = [(False, value)]  # (text already made?, what)
+    while pending:
+        made, item = pending.pop()
+        if made:
+            parts.append(item)
+        elif type(item) is dict and item:
+            pending.append((True, "}"))
+            for index, (key, child) in reversed(list(enumerate(item.items()))):
+                pending.append((False, child))
+                pending.append((True, f"{', ' if index else ''}{key!r}: "))
+            pending.append((True, "{"))
+        elif type(item) is list and item:
+            pending.append((True, "]"))
+            for index, child in reversed(list(enumerate(item))):
+                pending.append((False, child))
+                if index:
+                    pending.append((True, ", "))
+            pending.append((True, "["))
+        else:
+            parts.append(repr(item))
+    return "".join(parts)

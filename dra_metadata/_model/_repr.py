@@ -10,6 +10,7 @@ reprs round-trip.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable, Mapping
 from typing import Any
 
 
@@ -21,8 +22,9 @@ def _default(field: dataclasses.Field[Any]) -> object:
     return dataclasses.MISSING
 
 
-def set_fields_repr(self: Any) -> str:
-    """``Name(field=value, ...)`` with only the fields whose value is not their default."""
+def set_fields_repr(self: Any, shown_as: Mapping[str, Callable[[Any], str]] | None = None) -> str:
+    """``Name(field=value, ...)`` with only the fields whose value is not their default;
+    ``shown_as``: the function that makes the text of a field's value instead of ``repr``."""
     shown = []
     for field in dataclasses.fields(self):
         if not field.repr:
@@ -32,5 +34,6 @@ def set_fields_repr(self: Any) -> str:
         unchanged = value == default and (type(value) is type(default) or not value)
         if default is not dataclasses.MISSING and unchanged:
             continue  # an empty mapping of another type is as empty as the default
-        shown.append(f"{field.name}={value!r}")
+        show = repr if shown_as is None else shown_as.get(field.name, repr)
+        shown.append(f"{field.name}={show(value)}")
     return f"{type(self).__name__}({', '.join(shown)})"

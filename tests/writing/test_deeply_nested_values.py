@@ -1,7 +1,7 @@
 """Kept JSON nested deeper than Python recurses (fieldsV1, up to Go's 10,000 levels).
 
-Reading such a file works, as in Go; comparing, hashing and updating it never leak a
-RecursionError: what cannot be written again is the documented MetadataEncodeError, which
+Reading such a file works, as in Go; comparing, hashing, printing and updating it never leak
+a RecursionError: what cannot be written again is the documented MetadataEncodeError, which
 names the file and the field, and the file is left as it was.
 """
 
@@ -14,6 +14,7 @@ import pytest
 
 import dra_metadata
 from dra_metadata import Device, MetadataEncodeError
+from dra_metadata._model._raw_json import json_repr
 from dra_metadata.writer import encode_stream, update_metadata_file, write_metadata_file
 
 
@@ -50,6 +51,20 @@ def test_a_deep_file_reads_compares_and_hashes(tmp_path: Path, depth: int) -> No
     different = dra_metadata.read_metadata_file(other)
     assert different != metadata  # the innermost object differs
     assert entry != different.metadata.managed_fields[0]
+    shown = repr(metadata)  # the same text as repr of the value where that does not recurse
+    assert f"fields_v1={nested(depth)}".replace('"', "'").replace(":{", ": {") in shown
+    assert repr(entry) == f"ManagedFieldsEntry(manager='m', fields_v1={json_repr(entry.fields_v1)})"
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        None, 1, 1.5, "a'b", True, [], {}, [1, [2, [3]], {}], {"f:a": {"f:b": [None, "x"]}},
+        {"k": [{"a": 1}, {"b": [True, False]}], "z": {}},
+    ],
+)  # fmt: skip
+def test_kept_json_is_shown_as_repr_shows_it(value: object) -> None:
+    assert json_repr(value) == repr(value)
 
 
 @pytest.mark.parametrize("depth", DEPTHS)
