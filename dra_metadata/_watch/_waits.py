@@ -112,10 +112,10 @@ class Missing:
         )
 
 
-def _announce(watcher: Watcher, missing: Missing | None) -> str | None:
+def _announce(watcher: Watcher, missing: Missing) -> str | None:
     """At the start of a wait: say once, on the dra_metadata logger, that the claim is
     mounted as the other kind; that sentence, which every reason then ends with."""
-    notice = None if missing is None else missing.other_kind()
+    notice = missing.other_kind()
     if notice is not None:
         warn(
             "%s: this wait is likely in vain: %s", watcher.single_file or watcher.directory, notice
@@ -123,9 +123,9 @@ def _announce(watcher: Watcher, missing: Missing | None) -> str | None:
     return notice
 
 
-def _final(reason: str, metadata: DeviceMetadata | None, missing: Missing | None) -> str:
+def _final(reason: str, metadata: DeviceMetadata | None, missing: Missing) -> str:
     """The reason of a wait that ends unready: where nothing was ever there, also what is."""
-    why = None if metadata is not None or missing is None else missing.why()
+    why = None if metadata is not None else missing.why()
     return reason if why is None or reason.endswith(why) else f"{reason}; {why}"
 
 
@@ -137,7 +137,7 @@ def _wait_steps(
     stop_event: StopEvent | None,
     progress: Callable[[str], None] | None,
     progress_interval: float,
-    missing: Missing | None = None,
+    missing: Missing,
 ) -> Generator[float, None, DeviceMetadata]:
     """Scan when due, judge the metadata after each scan; yield the seconds to pause."""
     start = time.monotonic()

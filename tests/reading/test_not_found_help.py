@@ -376,3 +376,21 @@ def test_why_a_root_cannot_hold_metadata(tmp_path: Path, monkeypatch: pytest.Mon
     )
     error = not_found(list_claims)
     assert str(error) == f"{absent}: {describe_missing_root(None)}"
+
+
+def test_why_a_root_that_is_no_directory_cannot_hold_metadata(tmp_path: Path) -> None:
+    from dra_metadata._reading._missing import describe_missing_root  # noqa: PLC0415 - the command's
+
+    regular = tmp_path / "file"
+    regular.write_text("x")
+    assert describe_missing_root(regular) == (
+        f"the metadata root {regular} (from root=) is not a directory"
+    )
+    too_long = tmp_path / ("x" * 300)
+    assert describe_missing_root(too_long) == (
+        f"the metadata root {too_long} (from root=) cannot be looked at: File name too long"
+    )
+    with_nul = f"{tmp_path}/a\0b"
+    assert describe_missing_root(with_nul) == (
+        f"the metadata root {with_nul} (from root=) cannot be looked at: embedded null byte"
+    )

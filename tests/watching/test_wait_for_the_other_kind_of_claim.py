@@ -195,3 +195,36 @@ def test_readers_keep_their_words(tmp_path: Path) -> None:
         ": no claim accelerator referenced by name has metadata, but accelerator is the pod "
         "claim name of a claim made from a template: use read_template_metadata"
     )
+
+
+def test_a_wait_that_saw_metadata_says_only_why_it_is_not_ready(tmp_path: Path) -> None:
+    # What is mounted is said only where nothing was ever there: here the claim was read.
+    root = tree(tmp_path)
+    with pytest.raises(WaitTimeoutError) as info:
+        dra_metadata.wait_for_network_data("training-gpus", "gpu", root=root, timeout=0.1)
+    assert info.value.reason == "generation 1, device gpu-0 has no networkData"
+
+
+def test_a_wait_for_one_driver_names_the_drivers_that_have_a_file(tmp_path: Path) -> None:
+    root = tree(tmp_path)
+    with pytest.raises(WaitTimeoutError) as info:
+        dra_metadata.wait_for_network_data(
+            "fast-net", "vf", driver="other.example.com", root=root, timeout=0.1
+        )
+    directory = root / "resourceclaims" / "fast-net" / "vf"
+    assert info.value.reason == (
+        f"{directory}/other.example.com-metadata.json does not exist yet; driver "
+        f"other.example.com has no metadata file in {directory}; drivers with a file: "
+        "sriov.example.com (leave out driver= to read them all)"
+    )
+
+
+def test_a_template_wait_for_no_such_claim_lists_the_claims(tmp_path: Path) -> None:
+    root = tree(tmp_path)
+    with pytest.raises(WaitTimeoutError) as info:
+        dra_metadata.wait_for_network_data("nope", "vf", template=True, root=root, timeout=0.1)
+    directory = root / "resourceclaimtemplates" / "nope" / "vf"
+    assert info.value.reason == (
+        f"no *-metadata.json file in {directory} yet; no claim made from a template has the "
+        f"pod claim name nope ({MOUNTED}); `dra-metadata ls` lists everything mounted"
+    )
