@@ -6,10 +6,13 @@ inside a transport callback), which can leave the clean-up waiting forever for w
 interrupted code would have done; as asyncio.run does, the first cancels the call's task, and
 what the handler raised goes on once the task has cleaned up. Each case runs in a child
 process of its own, whose main thread receives the signal; a hang is the child's timeout.
+Each child sets Python's own SIGINT handler first: one started as a background job of a shell
+inherits SIGINT ignored, and Python then installs none.
 """
 
 from __future__ import annotations
 
+import select
 import subprocess
 import sys
 import textwrap
@@ -27,6 +30,7 @@ _CHILD = textwrap.dedent(
     import asyncio, os, signal, sys
     from dra_metadata.kube._sync import run
 
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     NUMBER = getattr(signal, sys.argv[1])
     cleaned = []
 
@@ -78,8 +82,10 @@ def test_a_signal_cancels_the_call_and_is_raised_after_its_clean_up(
 
 _CLEAN_UP_HANGS = textwrap.dedent(
     """
-    import asyncio, os, signal, sys, threading
+    import asyncio, os, signal
     from dra_metadata.kube._sync import run
+
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
     async def call():
         try:
@@ -106,6 +112,8 @@ def test_a_second_ctrl_c_ends_a_clean_up_that_hangs() -> None:
     )
     try:
         assert child.stdout is not None
+        ready, _, _ = select.select([child.stdout], [], [], BOUND)
+        assert ready, f"no clean-up within {BOUND:g} s: the first Ctrl-C did not cancel the call"
         assert child.stdout.readline() == "cleaning up\n"  # the first was a cancellation
         child.send_signal(2)  # SIGINT
         stdout, stderr = child.communicate(timeout=BOUND)
