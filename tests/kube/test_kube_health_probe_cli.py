@@ -63,6 +63,9 @@ class Watching:
             stderr=subprocess.PIPE,
             text=True,
             env=environment(kubeconfig),
+            # Python's own SIGINT handler, also when the suite runs as a background job of a
+            # shell (SIGINT ignored, which the command rightly keeps ignoring)
+            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),  # noqa: PLW1509
         )
         self.lines: queue.Queue[str] = queue.Queue()
         self.reader = threading.Thread(target=self._read, daemon=True)
