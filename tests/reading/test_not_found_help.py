@@ -391,6 +391,8 @@ def test_why_a_root_that_is_no_directory_cannot_hold_metadata(tmp_path: Path) ->
         f"the metadata root {too_long} (from root=) cannot be looked at: File name too long"
     )
     with_nul = f"{tmp_path}/a\0b"
+    with pytest.raises(ValueError, match="null") as python_says:  # its words vary by version
+        Path(with_nul).stat()
     assert describe_missing_root(with_nul) == (
-        f"the metadata root {with_nul} (from root=) cannot be looked at: embedded null byte"
+        f"the metadata root {with_nul} (from root=) cannot be looked at: {python_says.value}"
     )
