@@ -228,3 +228,31 @@ def test_a_template_wait_for_no_such_claim_lists_the_claims(tmp_path: Path) -> N
         f"no *-metadata.json file in {directory} yet; no claim made from a template has the "
         f"pod claim name nope ({MOUNTED}); `dra-metadata ls` lists everything mounted"
     )
+
+
+def test_a_file_removed_after_it_was_read_leaves_the_reason_of_what_was_read(
+    tmp_path: Path,
+) -> None:
+    # The wait read the claim (not ready), then the file went and no scan saw it go (polling,
+    # an hour away): the timeout says why what it read was not ready, not what is mounted.
+    root = tree(tmp_path)
+    path = root / "resourceclaims" / "training-gpus" / "gpu" / "gpu.example.com-metadata.json"
+
+    def remove_once(reason: str) -> None:
+        if path.exists():
+            path.unlink()
+
+    with pytest.raises(WaitTimeoutError) as info:
+        dra_metadata.wait_until(
+            lambda _: False,
+            "training-gpus",
+            "gpu",
+            root=root,
+            timeout=0.5,
+            force_polling=True,
+            poll_interval=3600,
+            progress=remove_once,
+            progress_interval=0.01,
+        )
+    assert not path.exists()
+    assert info.value.reason == "the condition returned False"
