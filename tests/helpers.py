@@ -177,10 +177,11 @@ def run_command(
     )
 
 
-def run_python(code: str, **environment: str) -> subprocess.CompletedProcess[str]:
-    """``python -c code`` in the repository, with a bare environment and ``environment``."""
+def run_python(code: str, *arguments: str, **environment: str) -> subprocess.CompletedProcess[str]:
+    """``python -c code arguments...`` in the repository, with a bare environment and
+    ``environment``."""
     return subprocess.run(
-        [sys.executable, "-c", code],
+        [sys.executable, "-c", code, *arguments],
         capture_output=True,
         text=True,
         cwd=REPO,

@@ -13,14 +13,18 @@ inherits SIGINT ignored, and Python then installs none.
 from __future__ import annotations
 
 import select
+import signal
 import subprocess
 import sys
 import textwrap
 
 import pytest
 
+from helpers import run_python
+
 BOUND = 60.0
-"""Seconds a child may take: a hang ends the test by this, a failure, not a timing."""
+"""Seconds a child may take (run_python's bound too): a hang ends the test by this, a failure,
+not a timing."""
 
 # The signal is sent to the process itself with the lock held: its handler runs at the next
 # instruction, before the release, while the coroutine is running (not at an await). Raised
@@ -70,13 +74,7 @@ _CHILD = textwrap.dedent(
 def test_a_signal_cancels_the_call_and_is_raised_after_its_clean_up(
     signal_name: str, raised: str
 ) -> None:
-    result = subprocess.run(
-        [sys.executable, "-c", _CHILD, signal_name],
-        capture_output=True,
-        text=True,
-        timeout=BOUND,
-        check=False,
-    )
+    result = run_python(_CHILD, signal_name)
     assert (result.returncode, result.stdout, result.stderr) == (0, f"{raised} True\n", "")
 
 
@@ -115,7 +113,7 @@ def test_a_second_ctrl_c_ends_a_clean_up_that_hangs() -> None:
         ready, _, _ = select.select([child.stdout], [], [], BOUND)
         assert ready, f"no clean-up within {BOUND:g} s: the first Ctrl-C did not cancel the call"
         assert child.stdout.readline() == "cleaning up\n"  # the first was a cancellation
-        child.send_signal(2)  # SIGINT
+        child.send_signal(signal.SIGINT)
         stdout, stderr = child.communicate(timeout=BOUND)
     finally:
         if child.poll() is None:
@@ -141,7 +139,5 @@ def test_a_handler_that_does_not_raise_is_only_called() -> None:
         print(run(call), heard == [signal.SIGINT], signal.getsignal(signal.SIGINT) is not None)
         """
     )
-    result = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, timeout=BOUND, check=False
-    )
+    result = run_python(code)
     assert (result.returncode, result.stdout, result.stderr) == (0, "answer True True\n", "")

@@ -28,6 +28,8 @@ from dra_metadata._watch import _hub
 from dra_metadata._watch._inotify import Hints
 from dra_metadata.testing import MetadataTree
 
+from helpers import wait_until
+
 POLL_INTERVAL = 60.0
 BOUND = 20.0
 """Seconds an update may take to arrive: generous on a busy machine, a third of the re-check."""
@@ -126,10 +128,7 @@ def test_a_parent_made_again_while_its_watch_is_added_is_watched(
         hints.watch_directory(request)
         assert raced == [claim]
         request.mkdir()  # seen only by a watch on the claim directory made again
-        deadline = time.monotonic() + BOUND
-        while not hints.pending():
-            assert time.monotonic() < deadline, "the claim directory made again is not watched"
-            time.sleep(0.01)
+        wait_until(hints.pending, "the claim directory made again is watched", timeout=BOUND)
         assert hints.take() == ({request}, False)
     finally:
         hints.close()
