@@ -16,7 +16,8 @@ import subprocess
 import sys
 import sysconfig
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -247,3 +248,36 @@ def wait_until_watching(process: subprocess.Popen[Any], what: str) -> None:
         f"{what} waiting on inotify",
     )
     assert process.poll() is None, f"{what} ended (exit {process.returncode}) before it waited"
+
+
+_REPLACER = """
+import os, sys
+path = sys.argv[1]
+data = open(path, "rb").read()
+temporary = path + ".next"
+while True:
+    with open(temporary, "wb") as file:
+        file.write(data)
+    os.rename(temporary, path)
+    if sys.stdout:
+        print("replaced", flush=True)
+        sys.stdout = None
+"""
+
+
+@contextmanager
+def replaced_without_pause(path: Path) -> Iterator[None]:
+    """While in the block, another process replaces ``path`` by rename over and over with the
+    same bytes, as a driver rewriting its file atomically (the block starts after the first
+    rename); the process is stopped at the end."""
+    process = subprocess.Popen(
+        [sys.executable, "-c", _REPLACER, str(path)], stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert process.stdout is not None
+        assert process.stdout.readline() == "replaced\n", "the replacing process did not start"
+        yield
+    finally:
+        process.kill()
+        process.communicate()
+        Path(f"{path}.next").unlink(missing_ok=True)

@@ -37,6 +37,7 @@ from dra_metadata._reading._paths import (
     not_a_directory,
     request_dir,
 )
+from dra_metadata._reading._pinned import LOOKS, pinned
 from dra_metadata._reading._select import select_request
 
 if TYPE_CHECKING:
@@ -129,7 +130,13 @@ def _too_large(path: Path, limit: int, size: int) -> MetadataTooLargeError:
 
 
 def _read_source(path: Path, driver: str | None, max_size: int) -> MetadataSource:
-    data, status = read_file(path, max_size=max_size)
+    for _ in range(LOOKS):
+        data, status = read_file(path, max_size=max_size)
+        # The open file has no name left: a bind mount pinning a file the driver replaced, or a
+        # file replaced while it was opened, which the path no longer names: read the new one.
+        stale = status.st_nlink == 0 and pinned(path, status)
+        if stale or status.st_nlink != 0:
+            break
     if not data:
         raise NoMetadataError(
             "the metadata file is empty: the driver may be in the middle of writing it; "
@@ -137,8 +144,6 @@ def _read_source(path: Path, driver: str | None, max_size: int) -> MetadataSourc
             path=path,
         )
     result = decode_bytes(data, path)
-    # The open file has no name left: a bind mount pinning a file the driver replaced.
-    stale = status.st_nlink == 0
     if stale:
         _warn_stale(path, status, result.metadata.generation)
     return MetadataSource(

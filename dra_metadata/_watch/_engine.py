@@ -46,6 +46,7 @@ from dra_metadata._reading._paths import (
     not_a_directory,
     request_dir,
 )
+from dra_metadata._reading._pinned import LOOKS, pinned
 from dra_metadata._reading._read import (
     DEFAULT_MAX_SIZE,
     list_metadata_files,
@@ -179,7 +180,18 @@ class Watcher:
         return list_metadata_files(self.directory)
 
     def _status(self, path: Path) -> os.stat_result | None:
-        """The status of ``path``; None while it is not there."""
+        """The status of ``path``; None while it is not there. A status with no link left is
+        a frozen view only if the path still names that file once a rename over it would be
+        over; else the path is looked at again (``_reading._pinned``)."""
+        status = self._look(path)
+        for _ in range(LOOKS):
+            if status is None or status.st_nlink != 0 or pinned(path, status):
+                break
+            status = self._look(path)
+        return status
+
+    @staticmethod
+    def _look(path: Path) -> os.stat_result | None:
         try:
             return os.stat(path)  # noqa: PTH116 - a str or Path, one system call
         except FileNotFoundError:

@@ -38,6 +38,7 @@ from helpers import (
     V1BETA1,
     can_unshare,
     compact,
+    replaced_without_pause,
     running_as_root,
     stream,
     wire_object,
@@ -483,6 +484,18 @@ class TestStaleViews:
             assert len(caplog.records) == 1  # once per file, whichever reader
         finally:
             os.close(descriptor)
+
+    def test_a_file_replaced_while_it_is_read_is_not_stale(
+        self, tmp_path: Path, caplog: pytest.LogCaptureFixture
+    ) -> None:
+        """A read that opens the file just before a rename over it holds a file with no link
+        left, as a frozen view does; but the path already names the new file, which is read."""
+        path = tmp_path / "a.example.com-metadata.json"
+        write_metadata_file(path, tree_metadata(1))
+        with replaced_without_pause(path):
+            sources = [read_metadata_file(path).sources[0] for _ in range(10_000)]
+        assert [source for source in sources if source.stale] == []
+        assert not caplog.records
 
     def test_an_in_place_rewrite_is_not_stale(self, tmp_path: Path) -> None:
         host = tmp_path / "metadata.json"

@@ -42,7 +42,7 @@ from dra_metadata import (
 )
 from dra_metadata.writer import encode_stream, write_metadata_file
 
-from helpers import can_unshare, wait_until_watching
+from helpers import can_unshare, replaced_without_pause, wait_until_watching
 
 CREATED, UPDATED, REPLACED, STALE, REMOVED = (
     MetadataEventKind.CREATED,
@@ -188,6 +188,21 @@ class TestEvents:
         later(0.05, rewrite)
         assert next(events).generations == {"nic.example.com": 2}
         events.close()
+
+    def test_a_file_replaced_without_pause_is_never_stale(
+        self, tmp_path: Path, polling: bool
+    ) -> None:
+        """A look at the path that races a rename over it finds the replaced file, with no link
+        left, as a frozen view shows: looked at again, the path names the new one."""
+        path = tmp_path / "nic.example.com-metadata.json"
+        write_metadata_file(path, metadata(1))
+        with replaced_without_pause(path):
+            # Polling, a scan every millisecond; with inotify, one at every rename.
+            events = watch_metadata_file(
+                path, timeout=1.0, force_polling=polling, poll_interval=0.001 if polling else 1.0
+            )
+            kinds = [event.kind for event in events]
+        assert kinds == [CREATED]
 
     def test_directory_chain_created_late(self, tmp_path: Path, polling: bool) -> None:
         root = tmp_path / "late" / "root"
