@@ -143,12 +143,16 @@ def test_the_asyncio_waits_say_so_too(tmp_path: Path, recorder: Recorder) -> Non
     assert recorder.messages[0].endswith(f": this wait is likely in vain: {TO_TEMPLATE}")
 
 
-def test_a_request_mounted_only_in_the_other_kind(tmp_path: Path, recorder: Recorder) -> None:
-    # accelerator is both a named claim (request nic) and a template claim (request gpu).
+@pytest.mark.parametrize("request_name", ["gpu", "gpu/low-memory"])
+def test_a_request_mounted_only_in_the_other_kind(
+    tmp_path: Path, recorder: Recorder, request_name: str
+) -> None:
+    # accelerator is both a named claim (request nic) and a template claim (request gpu); a
+    # subrequest is looked for as its request.
     root = tree(tmp_path)
     MetadataTree(root).add_claim("accelerator", "nic", "nic.example.com", [Device(name="n")])
     with pytest.raises(WaitTimeoutError) as info:
-        dra_metadata.wait_for(lambda _: True, "accelerator", "gpu", root=root, timeout=0.1)
+        dra_metadata.wait_for(lambda _: True, "accelerator", request_name, root=root, timeout=0.1)
     mounted = (
         "claims referenced by name: accelerator, fast-net, training-gpus; claims made from "
         "templates (pod claim names): accelerator"
@@ -187,6 +191,29 @@ def test_a_wait_of_the_right_kind_warns_of_nothing(tmp_path: Path, recorder: Rec
     assert recorder.messages == []
 
 
+def test_a_claim_mounted_as_both_kinds_warns_of_nothing(tmp_path: Path, recorder: Recorder) -> None:
+    # accelerator/gpu is both a named claim's request and a template claim's.
+    root = tree(tmp_path)
+    MetadataTree(root).add_claim("accelerator", "gpu", "gpu.example.com", [Device(name="g")])
+    for template in (False, True):
+        ready = dra_metadata.wait_for(
+            lambda _: True, "accelerator", "gpu", template=template, root=root, timeout=LONG
+        )
+        assert ready.devices[0].name == ("nic-0" if template else "g")
+    assert recorder.messages == []
+
+
+def test_the_root_from_the_environment_is_looked_at_too(
+    tmp_path: Path, recorder: Recorder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("DRA_METADATA_ROOT", str(tree(tmp_path)))
+    with pytest.raises(WaitTimeoutError) as info:
+        dra_metadata.wait_for(lambda _: True, "accelerator", "gpu", timeout=0.1)
+    assert info.value.reason.endswith(f"; {TO_TEMPLATE}")
+    directory = tmp_path / "resourceclaims" / "accelerator" / "gpu"
+    assert recorder.messages == [f"{directory}: this wait is likely in vain: {TO_TEMPLATE}"]
+
+
 def test_readers_keep_their_words(tmp_path: Path) -> None:
     root = tree(tmp_path)
     with pytest.raises(dra_metadata.MetadataNotFoundError) as info:
@@ -194,6 +221,18 @@ def test_readers_keep_their_words(tmp_path: Path) -> None:
     assert str(info.value).endswith(
         ": no claim accelerator referenced by name has metadata, but accelerator is the pod "
         "claim name of a claim made from a template: use read_template_metadata"
+    )
+
+
+def test_readers_name_the_other_kind_that_has_the_request(tmp_path: Path) -> None:
+    root = tree(tmp_path)
+    MetadataTree(root).add_claim("accelerator", "nic", "nic.example.com", [Device(name="n")])
+    with pytest.raises(dra_metadata.MetadataNotFoundError) as info:
+        dra_metadata.read_claim_metadata("accelerator", "gpu", root=root)
+    assert str(info.value).endswith(
+        ": claim accelerator has no request gpu with metadata (its requests: nic); the claim "
+        "with pod claim name accelerator has: use read_template_metadata; `dra-metadata ls` "
+        "lists everything mounted"
     )
 
 
