@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import subprocess
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -452,7 +453,48 @@ def pin(path: Path, link: Path) -> int:
     return descriptor
 
 
+_opened: list[str] | None = None
+"""The paths os.open is given while ``opened_paths`` counts (an audit hook, set up once)."""
+
+
+def _note_open(event: str, arguments: tuple[object, ...]) -> None:
+    if _opened is not None and event == "open":
+        _opened.append(str(arguments[0]))
+
+
+sys.addaudithook(_note_open)
+
+
+@contextlib.contextmanager
+def opened_paths() -> Iterator[list[str]]:
+    """The paths opened in the block, as the ``open`` audit events name them."""
+    global _opened  # noqa: PLW0603 - the audit hook's switch
+    _opened = opened = []
+    try:
+        yield opened
+    finally:
+        _opened = None
+
+
 class TestStaleViews:
+    @pytest.mark.parametrize("frozen", [False, True], ids=["fresh", "frozen"])
+    def test_a_file_is_opened_once_per_read(self, tmp_path: Path, frozen: bool) -> None:
+        """Only a file that was replaced while it was opened is read again; a fresh file and a
+        frozen view are each read once."""
+        host = tmp_path / "host.json"
+        write_metadata_file(host, tree_metadata(1))
+        path = tmp_path / "root" / "a.example.com-metadata.json"
+        descriptor = pin(host, path)
+        try:
+            if frozen:
+                write_metadata_file(host, tree_metadata(2), mode="atomic")
+            with opened_paths() as opened:
+                (source,) = read_metadata_file(path).sources
+            assert (source.stale, source.generation) == (frozen, 1)
+            assert opened == [str(path)]
+        finally:
+            os.close(descriptor)
+
     def test_a_replaced_file_is_marked_and_warned_about_once(
         self, tmp_path: Path, caplog: pytest.LogCaptureFixture
     ) -> None:
