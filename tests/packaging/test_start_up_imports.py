@@ -80,6 +80,7 @@ READING = {
     "dra_metadata._reading",  # paths, the bounded read, selection, not-found help
     "dra_metadata._reading._missing",
     "dra_metadata._reading._paths",
+    "dra_metadata._reading._pinned",  # a file with no link: frozen view or being replaced
     "dra_metadata._reading._read",
     "dra_metadata._reading._select",
 }
