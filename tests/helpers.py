@@ -255,13 +255,16 @@ import os, sys
 path = sys.argv[1]
 data = open(path, "rb").read()
 temporary = path + ".next"
-while True:
+
+def replace():
     with open(temporary, "wb") as file:
         file.write(data)
     os.rename(temporary, path)
-    if sys.stdout:
-        print("replaced", flush=True)
-        sys.stdout = None
+
+replace()
+print("replaced", flush=True)
+while True:
+    replace()
 """
 
 
