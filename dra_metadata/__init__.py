@@ -8,10 +8,8 @@
 # typing.TYPE_CHECKING without importing typing (mypy and the other checkers know the name).
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from dra_metadata._decoding._decode import (
-        DecodeResult,
-        decode_stream,
-    )
+    from dra_metadata._decoding._decode import decode_stream
+    from dra_metadata._decoding._result import DecodeResult
     from dra_metadata._model._errors import (
         AttributeNotFoundError,
         AttributeValueError,
@@ -117,13 +115,8 @@ if TYPE_CHECKING:
 # the Kubernetes API; see docs/explanation/performance.md). `dra_metadata.X` is the same object
 # as `from dra_metadata._stage._module import X`, cached here once looked up.
 _LAZY: dict[str, str] = {
-    **dict.fromkeys(
-        (
-            "DecodeResult",
-            "decode_stream",
-        ),
-        "_decoding._decode",
-    ),
+    "DecodeResult": "_decoding._result",
+    "decode_stream": "_decoding._decode",
     **dict.fromkeys(
         (
             "AttributeNotFoundError",

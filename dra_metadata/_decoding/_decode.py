@@ -16,7 +16,7 @@ message quotes as written. Either way, the work is proportional to the bytes rea
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from operator import itemgetter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -26,6 +26,7 @@ import orjson
 from dra_metadata._decoding._convert import metadata_from_wire
 from dra_metadata._decoding._fields import NeedsExactPath, WireTypeError, describe
 from dra_metadata._decoding._hints import syntax_hint
+from dra_metadata._decoding._result import DecodeResult, build_result
 from dra_metadata._decoding._split import (
     _SMALL_OBJECT,
     _WINDOW,
@@ -42,7 +43,6 @@ from dra_metadata._model._errors import (
     shown_names,
 )
 from dra_metadata._model._metadata import DeviceMetadata
-from dra_metadata._model._models import builder
 from dra_metadata._model._versions import (
     KIND,
     KNOWN_API_VERSIONS,
@@ -51,7 +51,7 @@ from dra_metadata._model._versions import (
 )
 
 if TYPE_CHECKING:
-    from dra_metadata._validation._validate import FieldError, Profile
+    from dra_metadata._validation._validate import Profile
 
 _WHITESPACE = re.compile(rb"[ \t\r\n]*")
 _END_OF_STREAM = b"]}"
@@ -61,23 +61,6 @@ _AT_ONCE_AFTER = 8
 """After this many skipped objects, the rest of the stream is parsed in one go if it is a
 plain sequence of small objects: 125,000 objects cost about one orjson call, not 125,000."""
 _TRUNCATED_HINT = " (the stream is truncated: the file may be in the middle of being written)"
-
-
-@dataclass(frozen=True, slots=True)
-class DecodeResult:
-    """What decode_stream found: the object, the version it came from, the versions skipped,
-    and (when asked for) the validation findings, which never prevent decoding."""
-
-    metadata: DeviceMetadata
-    api_version: str
-    skipped_versions: tuple[str, ...] = ()
-    errors: tuple[FieldError, ...] = ()
-    """Validation findings (``validate=``); empty when valid or not validated."""
-
-    __module__ = "dra_metadata"
-
-
-_build_result = builder(DecodeResult)
 
 
 # What an object is: its apiVersion, or a fatal error.
@@ -320,7 +303,7 @@ def decode_bytes(data: bytes, path: Path | None = None) -> DecodeResult:
         and api_version in _KNOWN
     ):
         try:
-            return _build_result(metadata_from_wire(value, api_version), api_version, (), ())
+            return build_result(metadata_from_wire(value, api_version), api_version, (), ())
         except WireTypeError as error:
             raise _field_error(error, api_version, 1, path) from None
         except NeedsExactPath:
@@ -360,7 +343,7 @@ def _decode_objects(data: bytes, path: Path | None, first: tuple[Any, int] | Non
             except NeedsExactPath:
                 value, _ = _read_value_exactly(data, position)
                 metadata = _decode_known(value, api_version, index, path)
-            return _build_result(metadata, api_version, tuple(skipped), ())
+            return build_result(metadata, api_version, tuple(skipped), ())
         skipped.append(api_version)
         previous_end = end
         position = _WHITESPACE.match(data, end).end()  # type: ignore[union-attr]
@@ -403,7 +386,7 @@ def _skip_at_once(
         except NeedsExactPath:  # a number in a field of another type: read one by one
             return None
         skipped.extend(found[:-1])  # type: ignore[arg-type]
-        return _build_result(metadata, api_version, tuple(skipped), ())
+        return build_result(metadata, api_version, tuple(skipped), ())
     skipped.extend(found)  # type: ignore[arg-type]
     return end, index
 

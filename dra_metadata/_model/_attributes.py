@@ -11,7 +11,6 @@ hashable Mapping whose decoded values are built on first access.
 
 import builtins
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any, TypeVar, overload
 
 from dra_metadata._model._building import _PYDANTIC_CONFIG, builder
@@ -25,6 +24,7 @@ from dra_metadata._model._checks import (
     _type_error,
 )
 from dra_metadata._model._errors import AttributeNotFoundError, AttributeValueError, shown_names
+from dra_metadata._model._frozen import frozen_model
 from dra_metadata._model._repr import set_fields_repr
 from dra_metadata._model._semver import Version, version_or_text
 
@@ -36,7 +36,7 @@ _new_object = object.__new__
 _object_setattr = object.__setattr__
 
 
-@dataclass(frozen=True, slots=True, repr=False)
+@frozen_model
 class DeviceAttribute:
     """One attribute value. Exactly one member should be set; `value` returns it.
 
@@ -55,6 +55,27 @@ class DeviceAttribute:
 
     __pydantic_config__ = _PYDANTIC_CONFIG
     __repr__ = set_fields_repr
+
+    def __init__(
+        self,
+        int: builtins.int | None = None,  # noqa: A002 - the members' wire names
+        bool: builtins.bool | None = None,  # noqa: A002
+        string: str | None = None,
+        version: str | None = None,
+        ints: Sequence[builtins.int] = (),
+        bools: Sequence[builtins.bool] = (),
+        strings: Sequence[str] = (),
+        versions: Sequence[str] = (),
+    ) -> None:
+        _object_setattr(self, "int", int)
+        _object_setattr(self, "bool", bool)
+        _object_setattr(self, "string", string)
+        _object_setattr(self, "version", version)
+        _object_setattr(self, "ints", ints)
+        _object_setattr(self, "bools", bools)
+        _object_setattr(self, "strings", strings)
+        _object_setattr(self, "versions", versions)
+        self.__post_init__()
 
     def __post_init__(self) -> None:
         _check_int64(self, "int", optional=True)

@@ -10,7 +10,7 @@ on first use.
 # creation, so that pydantic need not resolve names in the public module these classes report.
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, fields
+from dataclasses import field, fields
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -25,12 +25,15 @@ from dra_metadata._model._checks import (
     _instance_of,
     _is_str,
 )
+from dra_metadata._model._frozen import FACTORY, frozen_model
 from dra_metadata._model._models import Device
 from dra_metadata._model._raw_json import json_equal, json_repr
 from dra_metadata._model._repr import set_fields_repr
 
+_store = object.__setattr__
 
-@dataclass(frozen=True, slots=True)
+
+@frozen_model
 class DeviceMetadataRequest:
     """The devices allocated for one request (``<request>`` or ``<request>/<subrequest>``)."""
 
@@ -40,6 +43,11 @@ class DeviceMetadataRequest:
     """The request's devices, in the file's order; a tuple."""
 
     __pydantic_config__ = _PYDANTIC_CONFIG
+
+    def __init__(self, name: str = "", devices: Sequence[Device] = ()) -> None:
+        _store(self, "name", name)
+        _store(self, "devices", devices)
+        self.__post_init__()
 
     def __post_init__(self) -> None:
         _check(self, "name", str, "a str")
@@ -57,7 +65,7 @@ class DeviceMetadataRequest:
         return subrequest if separator else None
 
 
-@dataclass(frozen=True, slots=True, repr=False)
+@frozen_model
 class OwnerReference:
     """An entry of ``metadata.ownerReferences`` (kept so that nothing in a file is lost)."""
 
@@ -71,6 +79,23 @@ class OwnerReference:
     __pydantic_config__ = _PYDANTIC_CONFIG
     __repr__ = set_fields_repr
 
+    def __init__(
+        self,
+        api_version: str = "",
+        kind: str = "",
+        name: str = "",
+        uid: str = "",
+        controller: bool | None = None,
+        block_owner_deletion: bool | None = None,
+    ) -> None:
+        _store(self, "api_version", api_version)
+        _store(self, "kind", kind)
+        _store(self, "name", name)
+        _store(self, "uid", uid)
+        _store(self, "controller", controller)
+        _store(self, "block_owner_deletion", block_owner_deletion)
+        self.__post_init__()
+
     def __post_init__(self) -> None:
         for name in ("api_version", "kind", "name", "uid"):
             _check(self, name, str, "a str")
@@ -78,7 +103,7 @@ class OwnerReference:
         _check_optional(self, "block_owner_deletion", bool, "a bool")
 
 
-@dataclass(frozen=True, slots=True, repr=False)
+@frozen_model
 class ManagedFieldsEntry:
     """An entry of ``metadata.managedFields`` (kept so that nothing in a file is lost)."""
 
@@ -93,6 +118,25 @@ class ManagedFieldsEntry:
     subresource: str = ""
 
     __pydantic_config__ = _PYDANTIC_CONFIG
+
+    def __init__(
+        self,
+        manager: str = "",
+        operation: str = "",
+        api_version: str = "",
+        time: datetime | None = None,
+        fields_type: str = "",
+        fields_v1: Any = None,
+        subresource: str = "",
+    ) -> None:
+        _store(self, "manager", manager)
+        _store(self, "operation", operation)
+        _store(self, "api_version", api_version)
+        _store(self, "time", time)
+        _store(self, "fields_type", fields_type)
+        _store(self, "fields_v1", fields_v1)
+        _store(self, "subresource", subresource)
+        self.__post_init__()
 
     def __repr__(self) -> str:
         # fieldsV1 may nest deeper than ``repr`` of dicts can recurse: shown without recursion.
@@ -122,7 +166,7 @@ class ManagedFieldsEntry:
         )
 
 
-@dataclass(frozen=True, slots=True, repr=False)
+@frozen_model
 class ObjectMeta:
     """Kubernetes object metadata of the claim; drivers fill name, namespace, uid, generation."""
 
@@ -144,6 +188,41 @@ class ObjectMeta:
 
     __pydantic_config__ = _PYDANTIC_CONFIG
     __repr__ = set_fields_repr
+
+    def __init__(  # noqa: PLR0913, PLR0917 - one argument per field, as dataclass writes it
+        self,
+        name: str = "",
+        generate_name: str = "",
+        namespace: str = "",
+        self_link: str = "",
+        uid: str = "",
+        resource_version: str = "",
+        generation: int = 0,
+        creation_timestamp: datetime | None = None,
+        deletion_timestamp: datetime | None = None,
+        deletion_grace_period_seconds: int | None = None,
+        labels: Mapping[str, str] = FACTORY,
+        annotations: Mapping[str, str] = FACTORY,
+        owner_references: Sequence[OwnerReference] = (),
+        finalizers: Sequence[str] = (),
+        managed_fields: Sequence[ManagedFieldsEntry] = (),
+    ) -> None:
+        _store(self, "name", name)
+        _store(self, "generate_name", generate_name)
+        _store(self, "namespace", namespace)
+        _store(self, "self_link", self_link)
+        _store(self, "uid", uid)
+        _store(self, "resource_version", resource_version)
+        _store(self, "generation", generation)
+        _store(self, "creation_timestamp", creation_timestamp)
+        _store(self, "deletion_timestamp", deletion_timestamp)
+        _store(self, "deletion_grace_period_seconds", deletion_grace_period_seconds)
+        _store(self, "labels", {} if labels is FACTORY else labels)
+        _store(self, "annotations", {} if annotations is FACTORY else annotations)
+        _store(self, "owner_references", owner_references)
+        _store(self, "finalizers", finalizers)
+        _store(self, "managed_fields", managed_fields)
+        self.__post_init__()
 
     def __hash__(self) -> int:
         # Labels and annotations are dicts, which have no hash: hashed as sets of their items.
@@ -174,7 +253,7 @@ _MANAGED_FIELDS_ENTRY_FIELDS = tuple(item.name for item in fields(ManagedFieldsE
 _OBJECT_META_FIELDS = tuple(item.name for item in fields(ObjectMeta))
 
 
-@dataclass(frozen=True, slots=True, repr=False)
+@frozen_model
 class DeviceMetadata:
     """What the drivers published for one request of a claim.
 
@@ -191,6 +270,21 @@ class DeviceMetadata:
 
     __pydantic_config__ = _PYDANTIC_CONFIG
     __repr__ = set_fields_repr
+
+    def __init__(
+        self,
+        api_version: str = "",
+        metadata: ObjectMeta = FACTORY,
+        pod_claim_name: str | None = None,
+        requests: Sequence[DeviceMetadataRequest] = (),
+        sources: Sequence["MetadataSource"] = (),
+    ) -> None:
+        _store(self, "api_version", api_version)
+        _store(self, "metadata", ObjectMeta() if metadata is FACTORY else metadata)
+        _store(self, "pod_claim_name", pod_claim_name)
+        _store(self, "requests", requests)
+        _store(self, "sources", sources)
+        self.__post_init__()
 
     def __post_init__(self) -> None:
         _check(self, "api_version", str, "a str")
@@ -256,7 +350,7 @@ class DeviceMetadata:
         return document(self)
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_model
 class MetadataSource:
     """One file that contributed to a DeviceMetadata: where it is, which driver, what it held.
 
@@ -278,6 +372,20 @@ class MetadataSource:
     link count is 0). Restarting the container shows the new one."""
 
     __pydantic_config__ = _PYDANTIC_CONFIG
+
+    def __init__(
+        self,
+        path: Path | None,
+        driver: str | None,
+        metadata: DeviceMetadata,
+        skipped_versions: Sequence[str] = (),
+        stale: bool = False,
+    ) -> None:
+        _store(self, "path", path)
+        _store(self, "driver", driver)
+        _store(self, "metadata", metadata)
+        _store(self, "skipped_versions", skipped_versions)
+        _store(self, "stale", stale)
 
     @property
     def api_version(self) -> str:

@@ -16,8 +16,8 @@ re-exports them for the layers above.
 # creation, so that pydantic need not resolve names in the public module these classes report.
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Annotated, Any, TypeVar, overload
+from dataclasses import field
+from typing import Annotated, Any, TypeVar, overload
 
 from dra_metadata._model._attributes import (
     ATTRIBUTE_MEMBERS,
@@ -33,6 +33,7 @@ from dra_metadata._model._attributes import (
 from dra_metadata._model._building import _PYDANTIC_CONFIG, builder, camel
 from dra_metadata._model._checks import _check, _check_optional, _coerce_tuple, _is_str
 from dra_metadata._model._errors import AttributeNotFoundError, shown_names
+from dra_metadata._model._frozen import FACTORY, frozen_model
 from dra_metadata._model._repr import set_fields_repr
 from dra_metadata._model._semver import Version
 from dra_metadata._model._typed_reads import member_of_type, typed_value
@@ -49,13 +50,15 @@ __all__ = [  # with what the layers above import from here, defined in _attribut
     "attribute_from_checked_wire",
     "builder",
     "camel",
+    "frozen_model",
     "wire_attribute",
 ]
 
 _T = TypeVar("_T")
+_store = object.__setattr__
 
 
-@dataclass(frozen=True, slots=True, repr=False)
+@frozen_model
 class NetworkDeviceData:
     """Network data of a device, often published later than the device itself."""
 
@@ -74,13 +77,21 @@ class NetworkDeviceData:
     __pydantic_config__ = _PYDANTIC_CONFIG
     __repr__ = set_fields_repr
 
+    def __init__(
+        self, interface_name: str = "", ips: Sequence[str] = (), hardware_address: str = ""
+    ) -> None:
+        _store(self, "interface_name", interface_name)
+        _store(self, "ips", ips)
+        _store(self, "hardware_address", hardware_address)
+        self.__post_init__()
+
     def __post_init__(self) -> None:
         _check(self, "interface_name", str, "a str")
         _coerce_tuple(self, "ips", _is_str, "strs")
         _check(self, "hardware_address", str, "a str")
 
 
-@dataclass(frozen=True, slots=True, repr=False)
+@frozen_model
 class Device:
     """One allocated device: who serves it, where it comes from, and what it looks like."""
 
@@ -100,16 +111,20 @@ class Device:
     __pydantic_config__ = _PYDANTIC_CONFIG
     __repr__ = set_fields_repr
 
-    if TYPE_CHECKING:  # what type checkers see: attributes also take plain values
-
-        def __init__(
-            self,
-            driver: str = "",
-            pool: str = "",
-            name: str = "",
-            attributes: Mapping[str, AttributeInput] = ...,
-            network_data: NetworkDeviceData | None = None,
-        ) -> None: ...
+    def __init__(
+        self,
+        driver: str = "",
+        pool: str = "",
+        name: str = "",
+        attributes: Mapping[str, AttributeInput] = FACTORY,  # plain values too
+        network_data: NetworkDeviceData | None = None,
+    ) -> None:
+        _store(self, "driver", driver)
+        _store(self, "pool", pool)
+        _store(self, "name", name)
+        _store(self, "attributes", AttributeMap() if attributes is FACTORY else attributes)
+        _store(self, "network_data", network_data)
+        self.__post_init__()
 
     def __post_init__(self) -> None:
         for name in ("driver", "pool", "name"):

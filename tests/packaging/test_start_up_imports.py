@@ -64,6 +64,7 @@ READING = {
     "dra_metadata._model._repr",
     "dra_metadata._model._attributes",  # DeviceAttribute, AttributeMap
     "dra_metadata._model._building",  # the decoder's unchecked constructors
+    "dra_metadata._model._frozen",  # the models' methods, made without compiling any
     "dra_metadata._model._raw_json",  # comparing raw JSON (fieldsV1) without recursion
     "dra_metadata._model._semver",  # Version, a version attribute's value
     "dra_metadata._model._notices",  # warnings; logging itself only when there is one
@@ -75,6 +76,7 @@ READING = {
     "dra_metadata._decoding._fields",
     "dra_metadata._decoding._gotime",
     "dra_metadata._decoding._hints",  # what a syntax error's message adds (a BOM, not JSON)
+    "dra_metadata._decoding._result",  # DecodeResult
     "dra_metadata._decoding._speedups",
     "dra_metadata._decoding._split",
     "dra_metadata._reading",  # paths, the bounded read, selection, not-found help

@@ -1,0 +1,43 @@
+"""What ``decode_stream`` returns: the object, its version, the versions skipped, the findings."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from dra_metadata._model._models import builder, frozen_model
+
+if TYPE_CHECKING:
+    from dra_metadata._model._metadata import DeviceMetadata
+    from dra_metadata._validation._validate import FieldError
+
+_store = object.__setattr__
+
+
+@frozen_model
+class DecodeResult:
+    """What decode_stream found: the object, the version it came from, the versions skipped,
+    and (when asked for) the validation findings, which never prevent decoding."""
+
+    metadata: DeviceMetadata
+    api_version: str
+    skipped_versions: tuple[str, ...] = ()
+    errors: tuple[FieldError, ...] = ()
+    """Validation findings (``validate=``); empty when valid or not validated."""
+
+    __module__ = "dra_metadata"
+
+    def __init__(
+        self,
+        metadata: DeviceMetadata,
+        api_version: str,
+        skipped_versions: tuple[str, ...] = (),
+        errors: tuple[FieldError, ...] = (),
+    ) -> None:
+        _store(self, "metadata", metadata)
+        _store(self, "api_version", api_version)
+        _store(self, "skipped_versions", skipped_versions)
+        _store(self, "errors", errors)
+
+
+build_result = builder(DecodeResult)
+"""The decoder's unchecked constructor (it has checked the values)."""
