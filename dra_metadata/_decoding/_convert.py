@@ -34,12 +34,18 @@ from dra_metadata._model._metadata import (
     ManagedFieldsEntry,
     ObjectMeta,
     OwnerReference,
+    build_managed_fields_entry,
+    build_metadata,
+    build_object_meta,
+    build_owner_reference,
+    build_request,
 )
 from dra_metadata._model._models import (
     AttributeMap,
     Device,
     NetworkDeviceData,
-    builder,
+    build_device,
+    build_network_data,
 )
 
 _M = TypeVar("_M")
@@ -109,7 +115,11 @@ WIRE_FIELD_TABLES: dict[type, tuple[tuple[str, str, _Checker], ...]] = {
     ObjectMeta: _OBJECT_META_FIELDS,
 }
 """Wire name and field name of every field, in field order (a test ties them to the models)."""
-_BUILDERS: dict[type, Callable[..., Any]] = {model: builder(model) for model in WIRE_FIELD_TABLES}
+_BUILDERS: dict[type, Callable[..., Any]] = {
+    OwnerReference: build_owner_reference,
+    ManagedFieldsEntry: build_managed_fields_entry,
+    ObjectMeta: build_object_meta,
+}
 
 
 def _from_table(
@@ -367,10 +377,10 @@ def _network_data(value: object, request: int, device: int) -> NetworkDeviceData
             and type(hardware_address) is str
             and ((type(ips) is list and _STR_ONLY.issuperset(map(type, ips))) or ips == ())
         ):
-            return _build_network_data(interface_name, tuple(ips), hardware_address)
+            return build_network_data(interface_name, tuple(ips), hardware_address)
     path = f"requests[{request}].devices[{device}].networkData"
     raw = _object(value, path)
-    return _build_network_data(
+    return build_network_data(
         _str(raw.get("interfaceName"), f"{path}.interfaceName"),
         _str_tuple(raw.get("ips"), f"{path}.ips"),
         _str(raw.get("hardwareAddress"), f"{path}.hardwareAddress"),
@@ -413,7 +423,7 @@ def _devices(
         network_data = get("networkData")
         if network_data is not None:
             network_data = _network_data(network_data, request, index)
-        devices.append(_build_device(driver, pool, name, attribute_map, network_data))
+        devices.append(build_device(driver, pool, name, attribute_map, network_data))
     return tuple(devices)
 
 
@@ -440,7 +450,7 @@ def metadata_from_wire(raw: dict[str, Any], api_version: str) -> DeviceMetadata:
                 name = _str(name, f"requests[{index}].name")
             devices = request.get("devices")
             requests.append(
-                _build_request(
+                build_request(
                     name, () if devices is None else _devices(devices, index, attribute_maps)
                 )
             )
@@ -460,7 +470,7 @@ def metadata_from_wire(raw: dict[str, Any], api_version: str) -> DeviceMetadata:
         and type(generation := meta.get("generation", 0)) is int
         and 0 <= generation <= INT64_MAX
     ):
-        object_meta = _build_object_meta(
+        object_meta = build_object_meta(
             meta_name, "", namespace, "", uid, "", generation,
             None, None, None,  # creation/deletion timestamps, grace period
             {}, {}, (), (), (),
@@ -469,13 +479,8 @@ def metadata_from_wire(raw: dict[str, Any], api_version: str) -> DeviceMetadata:
         object_meta = _from_table(
             ObjectMeta, _OBJECT_META_FIELDS, _object(meta, "metadata"), "metadata"
         )
-    return _build_metadata(api_version, object_meta, pod_claim_name, tuple(requests), ())
+    return build_metadata(api_version, object_meta, pod_claim_name, tuple(requests), ())
 
 
 _new_object = object.__new__
 _set_entries = AttributeMap._entries.__set__  # type: ignore[attr-defined]  # noqa: SLF001
-_build_object_meta = builder(ObjectMeta)
-_build_network_data = builder(NetworkDeviceData)
-_build_device = builder(Device)
-_build_request = builder(DeviceMetadataRequest)
-_build_metadata = builder(DeviceMetadata)

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from dra_metadata._model._models import builder, frozen_model
+from dra_metadata._model._building import twin_of
+from dra_metadata._model._models import frozen_model
 
 if TYPE_CHECKING:
     from dra_metadata._model._metadata import DeviceMetadata
@@ -39,5 +40,20 @@ class DecodeResult:
         _store(self, "errors", errors)
 
 
-build_result = builder(DecodeResult)
-"""The decoder's unchecked constructor (it has checked the values)."""
+_DecodeResultTwin = twin_of(DecodeResult)
+
+
+def build_result(
+    metadata: DeviceMetadata,
+    api_version: str,
+    skipped_versions: tuple[str, ...],
+    errors: tuple[FieldError, ...],
+) -> DecodeResult:
+    """A DecodeResult of values the decoder has checked: each field, in order, unchecked."""
+    instance = _DecodeResultTwin()
+    instance.metadata = metadata
+    instance.api_version = api_version
+    instance.skipped_versions = skipped_versions
+    instance.errors = errors
+    instance.__class__ = DecodeResult
+    return instance  # type: ignore[no-any-return]

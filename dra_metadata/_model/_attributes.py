@@ -13,7 +13,7 @@ import builtins
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, TypeVar, overload
 
-from dra_metadata._model._building import _PYDANTIC_CONFIG, builder
+from dra_metadata._model._building import _PYDANTIC_CONFIG, twin_of
 from dra_metadata._model._checks import (
     _check_int64,
     _check_optional,
@@ -151,16 +151,40 @@ def wire_attribute(attribute: DeviceAttribute) -> dict[str, Any]:
     return wire
 
 
-_build_attribute = builder(DeviceAttribute)
+_DeviceAttributeTwin = twin_of(DeviceAttribute)
+
+
+def build_attribute(
+    int: builtins.int | None,  # noqa: A002 - the members' wire names
+    bool: builtins.bool | None,  # noqa: A002
+    string: str | None,
+    version: str | None,
+    ints: Sequence[builtins.int],
+    bools: Sequence[builtins.bool],
+    strings: Sequence[str],
+    versions: Sequence[str],
+) -> DeviceAttribute:
+    """A DeviceAttribute of values the decoder has checked: each field, in order, unchecked."""
+    instance = _DeviceAttributeTwin()
+    instance.int = int
+    instance.bool = bool
+    instance.string = string
+    instance.version = version
+    instance.ints = ints
+    instance.bools = bools
+    instance.strings = strings
+    instance.versions = versions
+    instance.__class__ = DeviceAttribute
+    return instance  # type: ignore[no-any-return]
 
 
 def attribute_from_checked_wire(raw: dict[str, Any] | None) -> DeviceAttribute:
     """A DeviceAttribute from a type-checked wire object (None and unknown keys allowed)."""
     if not raw:
-        return _build_attribute(None, None, None, None, (), (), (), ())
+        return build_attribute(None, None, None, None, (), (), (), ())
     get = raw.get
     ints, bools, strings, versions = get("ints"), get("bools"), get("strings"), get("versions")
-    return _build_attribute(
+    return build_attribute(
         get("int"),
         get("bool"),
         get("string"),

@@ -1,34 +1,50 @@
-"""The top of the models: DeviceMetadata, its requests, its Kubernetes object metadata, and
-the files it came from.
+"""The top of the models: DeviceMetadata, its requests, and the files it came from.
 
-Split from ``_models`` (devices and attributes, and the checks every model shares), which this
-module builds on. The wire form and the document of a DeviceMetadata are ``_export``'s, loaded
-on first use.
+Built on ``_models`` (devices and attributes, and the checks every model shares) and
+``_object_meta`` (the claim's Kubernetes object metadata, re-exported here). The wire form and
+the document of a DeviceMetadata are ``_export``'s, loaded on first use.
 """
 
 # No `from __future__ import annotations`: the annotations are evaluated here, at class
 # creation, so that pydantic need not resolve names in the public module these classes report.
 
-from collections.abc import Mapping, Sequence
-from dataclasses import field, fields
-from datetime import datetime
+from collections.abc import Sequence
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
-from dra_metadata._model._building import _PYDANTIC_CONFIG
+from dra_metadata._model._building import _PYDANTIC_CONFIG, twin_of
 from dra_metadata._model._checks import (
     _check,
-    _check_int64,
     _check_optional,
-    _coerce_str_map,
     _coerce_tuple,
     _instance_of,
-    _is_str,
 )
 from dra_metadata._model._frozen import FACTORY, frozen_model
 from dra_metadata._model._models import Device
-from dra_metadata._model._raw_json import json_equal, json_repr
+from dra_metadata._model._object_meta import (
+    ManagedFieldsEntry,
+    ObjectMeta,
+    OwnerReference,
+    build_managed_fields_entry,
+    build_object_meta,
+    build_owner_reference,
+)
 from dra_metadata._model._repr import set_fields_repr
+
+__all__ = [  # with what the layers above import from here, defined in _object_meta
+    "DeviceMetadata",
+    "DeviceMetadataRequest",
+    "ManagedFieldsEntry",
+    "MetadataSource",
+    "ObjectMeta",
+    "OwnerReference",
+    "build_managed_fields_entry",
+    "build_metadata",
+    "build_object_meta",
+    "build_owner_reference",
+    "build_request",
+]
 
 _store = object.__setattr__
 
@@ -63,194 +79,6 @@ class DeviceMetadataRequest:
         """The subrequest chosen from a prioritized list, or None."""
         _, separator, subrequest = self.name.partition("/")
         return subrequest if separator else None
-
-
-@frozen_model
-class OwnerReference:
-    """An entry of ``metadata.ownerReferences`` (kept so that nothing in a file is lost)."""
-
-    api_version: str = ""
-    kind: str = ""
-    name: str = ""
-    uid: str = ""
-    controller: bool | None = None
-    block_owner_deletion: bool | None = None
-
-    __pydantic_config__ = _PYDANTIC_CONFIG
-    __repr__ = set_fields_repr
-
-    def __init__(
-        self,
-        api_version: str = "",
-        kind: str = "",
-        name: str = "",
-        uid: str = "",
-        controller: bool | None = None,
-        block_owner_deletion: bool | None = None,
-    ) -> None:
-        _store(self, "api_version", api_version)
-        _store(self, "kind", kind)
-        _store(self, "name", name)
-        _store(self, "uid", uid)
-        _store(self, "controller", controller)
-        _store(self, "block_owner_deletion", block_owner_deletion)
-        self.__post_init__()
-
-    def __post_init__(self) -> None:
-        for name in ("api_version", "kind", "name", "uid"):
-            _check(self, name, str, "a str")
-        _check_optional(self, "controller", bool, "a bool")
-        _check_optional(self, "block_owner_deletion", bool, "a bool")
-
-
-@frozen_model
-class ManagedFieldsEntry:
-    """An entry of ``metadata.managedFields`` (kept so that nothing in a file is lost)."""
-
-    manager: str = ""
-    operation: str = ""
-    api_version: str = ""
-    time: datetime | None = None
-    fields_type: str = ""
-    fields_v1: Any = field(default=None, hash=False)
-    """The raw JSON value (usually an object), or None when absent. It takes part in
-    comparisons (at any depth) but not in the hash, since dicts and lists have none."""
-    subresource: str = ""
-
-    __pydantic_config__ = _PYDANTIC_CONFIG
-
-    def __init__(
-        self,
-        manager: str = "",
-        operation: str = "",
-        api_version: str = "",
-        time: datetime | None = None,
-        fields_type: str = "",
-        fields_v1: Any = None,
-        subresource: str = "",
-    ) -> None:
-        _store(self, "manager", manager)
-        _store(self, "operation", operation)
-        _store(self, "api_version", api_version)
-        _store(self, "time", time)
-        _store(self, "fields_type", fields_type)
-        _store(self, "fields_v1", fields_v1)
-        _store(self, "subresource", subresource)
-        self.__post_init__()
-
-    def __repr__(self) -> str:
-        # fieldsV1 may nest deeper than ``repr`` of dicts can recurse: shown without recursion.
-        return set_fields_repr(self, {"fields_v1": json_repr})
-
-    def __post_init__(self) -> None:
-        for name in ("manager", "operation", "api_version", "fields_type", "subresource"):
-            _check(self, name, str, "a str")
-        _check_optional(self, "time", datetime, "a datetime")
-
-    def __hash__(self) -> int:
-        return hash(
-            tuple(
-                getattr(self, name) for name in _MANAGED_FIELDS_ENTRY_FIELDS if name != "fields_v1"
-            )
-        )
-
-    def __eq__(self, other: object) -> bool:
-        # fieldsV1 may nest deeper than ``==`` on dicts can recurse: compared without recursion.
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return all(
-            json_equal(getattr(self, name), getattr(other, name))
-            if name == "fields_v1"
-            else getattr(self, name) == getattr(other, name)
-            for name in _MANAGED_FIELDS_ENTRY_FIELDS
-        )
-
-
-@frozen_model
-class ObjectMeta:
-    """Kubernetes object metadata of the claim; drivers fill name, namespace, uid, generation."""
-
-    name: str = ""
-    generate_name: str = ""
-    namespace: str = ""
-    self_link: str = ""
-    uid: str = ""
-    resource_version: str = ""
-    generation: int = 0
-    creation_timestamp: datetime | None = None
-    deletion_timestamp: datetime | None = None
-    deletion_grace_period_seconds: int | None = None
-    labels: Mapping[str, str] = field(default_factory=dict)
-    annotations: Mapping[str, str] = field(default_factory=dict)
-    owner_references: Sequence[OwnerReference] = ()
-    finalizers: Sequence[str] = ()
-    managed_fields: Sequence[ManagedFieldsEntry] = ()
-
-    __pydantic_config__ = _PYDANTIC_CONFIG
-    __repr__ = set_fields_repr
-
-    def __init__(  # noqa: PLR0913, PLR0917 - one argument per field, as dataclass writes it
-        self,
-        name: str = "",
-        generate_name: str = "",
-        namespace: str = "",
-        self_link: str = "",
-        uid: str = "",
-        resource_version: str = "",
-        generation: int = 0,
-        creation_timestamp: datetime | None = None,
-        deletion_timestamp: datetime | None = None,
-        deletion_grace_period_seconds: int | None = None,
-        labels: Mapping[str, str] = FACTORY,
-        annotations: Mapping[str, str] = FACTORY,
-        owner_references: Sequence[OwnerReference] = (),
-        finalizers: Sequence[str] = (),
-        managed_fields: Sequence[ManagedFieldsEntry] = (),
-    ) -> None:
-        _store(self, "name", name)
-        _store(self, "generate_name", generate_name)
-        _store(self, "namespace", namespace)
-        _store(self, "self_link", self_link)
-        _store(self, "uid", uid)
-        _store(self, "resource_version", resource_version)
-        _store(self, "generation", generation)
-        _store(self, "creation_timestamp", creation_timestamp)
-        _store(self, "deletion_timestamp", deletion_timestamp)
-        _store(self, "deletion_grace_period_seconds", deletion_grace_period_seconds)
-        _store(self, "labels", {} if labels is FACTORY else labels)
-        _store(self, "annotations", {} if annotations is FACTORY else annotations)
-        _store(self, "owner_references", owner_references)
-        _store(self, "finalizers", finalizers)
-        _store(self, "managed_fields", managed_fields)
-        self.__post_init__()
-
-    def __hash__(self) -> int:
-        # Labels and annotations are dicts, which have no hash: hashed as sets of their items.
-        return hash(
-            tuple(
-                frozenset(value.items()) if isinstance(value, Mapping) else value
-                for value in map(self.__getattribute__, _OBJECT_META_FIELDS)
-            )
-        )
-
-    def __post_init__(self) -> None:
-        for name in ("name", "generate_name", "namespace", "self_link", "uid", "resource_version"):
-            _check(self, name, str, "a str")
-        _check_int64(self, "generation")
-        _check_optional(self, "creation_timestamp", datetime, "a datetime")
-        _check_optional(self, "deletion_timestamp", datetime, "a datetime")
-        _check_int64(self, "deletion_grace_period_seconds", optional=True)
-        _coerce_str_map(self, "labels")
-        _coerce_str_map(self, "annotations")
-        _coerce_tuple(self, "owner_references", _instance_of(OwnerReference), "OwnerReferences")
-        _coerce_tuple(self, "finalizers", _is_str, "strs")
-        _coerce_tuple(
-            self, "managed_fields", _instance_of(ManagedFieldsEntry), "ManagedFieldsEntries"
-        )
-
-
-_MANAGED_FIELDS_ENTRY_FIELDS = tuple(item.name for item in fields(ManagedFieldsEntry))
-_OBJECT_META_FIELDS = tuple(item.name for item in fields(ObjectMeta))
 
 
 @frozen_model
@@ -398,12 +226,38 @@ class MetadataSource:
         return self.metadata.generation
 
 
-for _public in (
-    DeviceMetadataRequest,
-    OwnerReference,
-    ManagedFieldsEntry,
-    ObjectMeta,
-    DeviceMetadata,
-    MetadataSource,
-):
+_DeviceMetadataRequestTwin = twin_of(DeviceMetadataRequest)
+
+
+def build_request(name: str, devices: Sequence[Device]) -> DeviceMetadataRequest:
+    """A DeviceMetadataRequest of values the decoder has checked: each field, unchecked."""
+    instance = _DeviceMetadataRequestTwin()
+    instance.name = name
+    instance.devices = devices
+    instance.__class__ = DeviceMetadataRequest
+    return instance  # type: ignore[no-any-return]
+
+
+_DeviceMetadataTwin = twin_of(DeviceMetadata)
+
+
+def build_metadata(
+    api_version: str,
+    metadata: ObjectMeta,
+    pod_claim_name: str | None,
+    requests: Sequence[DeviceMetadataRequest],
+    sources: Sequence["MetadataSource"],
+) -> DeviceMetadata:
+    """A DeviceMetadata of values the decoder has checked: each field, in order, unchecked."""
+    instance = _DeviceMetadataTwin()
+    instance.api_version = api_version
+    instance.metadata = metadata
+    instance.pod_claim_name = pod_claim_name
+    instance.requests = requests
+    instance.sources = sources
+    instance.__class__ = DeviceMetadata
+    return instance  # type: ignore[no-any-return]
+
+
+for _public in (DeviceMetadataRequest, DeviceMetadata, MetadataSource):
     _public.__module__ = "dra_metadata"

@@ -28,9 +28,10 @@ from dra_metadata._model._attributes import (
     _AttributeMapSchema,
     _coerce_attributes,
     attribute_from_checked_wire,
+    build_attribute,
     wire_attribute,
 )
-from dra_metadata._model._building import _PYDANTIC_CONFIG, builder, camel
+from dra_metadata._model._building import _PYDANTIC_CONFIG, camel, twin_of
 from dra_metadata._model._checks import _check, _check_optional, _coerce_tuple, _is_str
 from dra_metadata._model._errors import AttributeNotFoundError, shown_names
 from dra_metadata._model._frozen import FACTORY, frozen_model
@@ -48,7 +49,9 @@ __all__ = [  # with what the layers above import from here, defined in _attribut
     "DeviceAttribute",
     "NetworkDeviceData",
     "attribute_from_checked_wire",
-    "builder",
+    "build_attribute",
+    "build_device",
+    "build_network_data",
     "camel",
     "frozen_model",
     "wire_attribute",
@@ -277,6 +280,44 @@ class Device:
             return default
         typed = typed_value(f"device {self.name} ({self.driver})", *entry, member)
         return default if typed is None else typed
+
+
+_NetworkDeviceDataTwin = twin_of(NetworkDeviceData)
+
+
+def build_network_data(
+    interface_name: str,
+    ips: Sequence[str],
+    hardware_address: str,
+) -> NetworkDeviceData:
+    """A NetworkDeviceData of values the decoder has checked: each field, in order, unchecked."""
+    instance = _NetworkDeviceDataTwin()
+    instance.interface_name = interface_name
+    instance.ips = ips
+    instance.hardware_address = hardware_address
+    instance.__class__ = NetworkDeviceData
+    return instance  # type: ignore[no-any-return]
+
+
+_DeviceTwin = twin_of(Device)
+
+
+def build_device(
+    driver: str,
+    pool: str,
+    name: str,
+    attributes: Mapping[str, DeviceAttribute],
+    network_data: NetworkDeviceData | None,
+) -> Device:
+    """A Device of values the decoder has checked: each field, in order, unchecked."""
+    instance = _DeviceTwin()
+    instance.driver = driver
+    instance.pool = pool
+    instance.name = name
+    instance.attributes = attributes
+    instance.network_data = network_data
+    instance.__class__ = Device
+    return instance  # type: ignore[no-any-return]
 
 
 PUBLIC_MODELS = (

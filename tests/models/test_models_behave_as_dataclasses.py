@@ -22,8 +22,17 @@ from hypothesis import strategies as st
 
 import dra_metadata
 from dra_metadata import strategies as dra_st
-from dra_metadata._model._building import builder
+from dra_metadata._decoding._result import build_result
+from dra_metadata._model._attributes import build_attribute
 from dra_metadata._model._frozen import FACTORY, frozen_model
+from dra_metadata._model._metadata import (
+    build_managed_fields_entry,
+    build_metadata,
+    build_object_meta,
+    build_owner_reference,
+    build_request,
+)
+from dra_metadata._model._models import build_device, build_network_data
 from dra_metadata.writer import encode_stream
 
 MODELS: tuple[type, ...] = (
@@ -38,6 +47,18 @@ MODELS: tuple[type, ...] = (
     dra_metadata.MetadataSource,
     dra_metadata.DecodeResult,
 )
+# The decoder's unchecked constructors, which each model writes out next to its class.
+BUILDERS: dict[type, Any] = {
+    dra_metadata.DeviceAttribute: build_attribute,
+    dra_metadata.NetworkDeviceData: build_network_data,
+    dra_metadata.Device: build_device,
+    dra_metadata.DeviceMetadataRequest: build_request,
+    dra_metadata.OwnerReference: build_owner_reference,
+    dra_metadata.ManagedFieldsEntry: build_managed_fields_entry,
+    dra_metadata.ObjectMeta: build_object_meta,
+    dra_metadata.DeviceMetadata: build_metadata,
+    dra_metadata.DecodeResult: build_result,
+}
 # Arguments whose annotation is wider than the field's on purpose.
 WIDER_ARGUMENTS = {
     (dra_metadata.Device, "attributes"),  # plain values too, made into DeviceAttributes
@@ -104,16 +125,34 @@ def models_in(metadata: dra_metadata.DeviceMetadata) -> list[Any]:
             found += [device, *device.attributes.values()]
             if device.network_data is not None:
                 found.append(device.network_data)
-    # Built as the decoder builds (not through __init__, which a test here checks).
-    source = builder(dra_metadata.MetadataSource)(
-        Path("/x"), "gpu.example.com", metadata, ("v9",), True
-    )
+    # Not built through __init__, which a test here checks: the source and result as the decoder
+    # builds its objects (the source has no unchecked constructor of its own).
+    source = _blank(dra_metadata.MetadataSource)
+    for name, value in zip(
+        ("path", "driver", "metadata", "skipped_versions", "stale"),
+        (Path("/x"), "gpu.example.com", metadata, ("v9",), True),
+        strict=True,
+    ):
+        object.__setattr__(source, name, value)
     finding = dra_metadata.FieldError("metadata.name", "required", "")
-    result = builder(dra_metadata.DecodeResult)(
-        metadata, "metadata.resource.k8s.io/v1beta1", ("v9",), (finding,)
-    )
+    result = build_result(metadata, "metadata.resource.k8s.io/v1beta1", ("v9",), (finding,))
     found += [source, result]
     return found
+
+
+def _blank(model: type) -> Any:
+    return object.__new__(model)
+
+
+@pytest.mark.parametrize("model", list(BUILDERS), ids=lambda model: model.__name__)
+def test_each_unchecked_constructor_takes_every_field_in_order(model: type) -> None:
+    names = [item.name for item in dataclasses.fields(model)]
+    assert list(inspect.signature(BUILDERS[model]).parameters) == names
+    values = [object() for _ in names]  # unchecked: any value is stored as it is
+    built = BUILDERS[model](*values)
+    assert type(built) is model
+    assert all(getattr(built, name) is value for name, value in zip(names, values, strict=True))
+    assert not hasattr(built, "__dict__")
 
 
 @pytest.mark.parametrize("model", MODELS, ids=lambda model: model.__name__)

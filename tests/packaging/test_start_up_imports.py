@@ -60,6 +60,7 @@ READING = {
     "dra_metadata._model._checks",
     "dra_metadata._model._errors",
     "dra_metadata._model._metadata",
+    "dra_metadata._model._object_meta",  # ObjectMeta and its entries
     "dra_metadata._model._models",
     "dra_metadata._model._repr",
     "dra_metadata._model._attributes",  # DeviceAttribute, AttributeMap
