@@ -11,7 +11,6 @@ import threading
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import orjson
 
@@ -33,6 +32,8 @@ from dra_metadata._reading._paths import (
 from dra_metadata._reading._read import DEFAULT_MAX_SIZE, read_metadata_file
 from dra_metadata._writing._write import FILE_MODE, Directory, WriteMode, check_mode
 from dra_metadata._writing._write_validate import check_before_writing
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
 
 if TYPE_CHECKING:
     from dra_metadata._validation._validate import Profile

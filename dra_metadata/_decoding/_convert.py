@@ -11,7 +11,6 @@ import os
 from collections.abc import Callable, Collection, Iterable
 from itertools import chain, compress, count, repeat
 from operator import is_, itemgetter
-from typing import Any, NamedTuple, TypeVar
 
 from dra_metadata._decoding._fields import (
     _STR_ONLY,
@@ -48,14 +47,18 @@ from dra_metadata._model._models import (
     build_network_data,
 )
 
-_M = TypeVar("_M")
-_AttributeQueue = list[tuple[dict[str, Any], int, int, AttributeMap]]
-"""Attribute maps waiting to be checked: wire object, request and device index, the map."""
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
+if TYPE_CHECKING:
+    from typing import Any, TypeVar
+
+    _M = TypeVar("_M")
+    _AttributeQueue = list[tuple[dict[str, Any], int, int, AttributeMap]]
+    """Attribute maps waiting to be checked: wire object, request and device index, the map."""
+    _Pick = Callable[[Any], tuple[Any, ...]]
+    _Checker = Callable[[Any, str], Any]
 
 
 # Objects of ObjectMeta: table driven (wire name, field name, checker), off the hot path.
-
-_Checker = Callable[[Any, str], Any]
 
 
 def _owner_reference(value: object, path: str) -> OwnerReference:
@@ -150,19 +153,22 @@ _chain = chain.from_iterable
 _ZERO = {int: 0, bool: False, str: ""}
 _EXPECTED = {int: "an integer in the int64 range", bool: "true or false", str: "a string"}
 
-_Pick = Callable[[Any], tuple[Any, ...]]
 
+class _Layout(tuple):  # type: ignore[type-arg]  # of the four parts below
+    """The member name of each attribute of an object, in order, and what the names call for:
+    a tuple (the compiled check reads its parts by position) whose parts have names."""
 
-class _Layout(NamedTuple):
-    """The member name of each attribute of an object, in order, and what the names call for."""
+    __slots__ = ()
+    if TYPE_CHECKING:
+        names: list[str]
+        types: list[type]  # a list: comparing lists is faster than comparing tuples
+        ints: _Pick | None  # picks the integer members, which must be in the int64 range
+        lists_of: tuple[tuple[type, _Pick], ...]  # per element type of some list: its picker
+    else:
+        names, types, ints, lists_of = map(property, map(itemgetter, range(4)))
 
-    names: list[str]
-    types: list[type]
-    """The type of each member (a list: comparing lists is faster than comparing tuples)."""
-    ints: _Pick | None
-    """Picks the integer members, which must be in the int64 range."""
-    lists_of: tuple[tuple[type, _Pick], ...]
-    """For each element type of some list member: picks the lists of it."""
+    def __new__(cls, *parts: object) -> _Layout:  # noqa: PYI034 - typing.Self is 3.11+
+        return tuple.__new__(cls, parts)
 
 
 _LAYOUTS: dict[str, _Layout] = {}

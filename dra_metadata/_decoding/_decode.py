@@ -19,7 +19,6 @@ import re
 from dataclasses import replace
 from operator import itemgetter
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 import orjson
 
@@ -50,7 +49,10 @@ from dra_metadata._model._versions import (
     normalize_api_version,
 )
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
 if TYPE_CHECKING:
+    from typing import Any
+
     from dra_metadata._validation._validate import Profile
 
 _WHITESPACE = re.compile(rb"[ \t\r\n]*")

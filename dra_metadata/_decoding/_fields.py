@@ -10,10 +10,13 @@ builds the models from these.
 from __future__ import annotations
 
 from datetime import datetime, timezone
-from typing import Any, NoReturn
 
 from dra_metadata._decoding._gotime import TimeFormatError, parse_rfc3339
 from dra_metadata._model._checks import INT64_MAX, INT64_MIN
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
+if TYPE_CHECKING:
+    from typing import Any, NoReturn
 
 
 class WireTypeError(Exception):

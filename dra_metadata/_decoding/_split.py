@@ -9,9 +9,12 @@ what each value is.
 from __future__ import annotations
 
 import re
-from typing import Any
 
 import orjson
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
+if TYPE_CHECKING:
+    from typing import Any
 
 _SEPARATOR = re.compile(rb"\}[ \t\r\n]*\{")
 """Where the next object may start: objects are separated by whitespace or nothing, and a raw

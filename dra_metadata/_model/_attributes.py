@@ -11,7 +11,6 @@ hashable Mapping whose decoded values are built on first access.
 
 import builtins
 from collections.abc import Iterator, Mapping, Sequence
-from typing import Any, TypeVar, overload
 
 from dra_metadata._model._building import _PYDANTIC_CONFIG, twin_of
 from dra_metadata._model._checks import (
@@ -31,7 +30,11 @@ from dra_metadata._model._semver import Version, version_or_text
 AttributeValue = int | bool | str | tuple[int, ...] | tuple[bool, ...] | tuple[str, ...]
 """The plain Python value of a device attribute."""
 
-_T = TypeVar("_T")
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
+if TYPE_CHECKING:
+    from typing import Any, TypeVar, overload
+
+    _T = TypeVar("_T")
 _new_object = object.__new__
 _object_setattr = object.__setattr__
 
@@ -129,7 +132,7 @@ def _member_is_set(value: object) -> builtins.bool:
     return value is not None
 
 
-def wire_attribute(attribute: DeviceAttribute) -> dict[str, Any]:
+def wire_attribute(attribute: DeviceAttribute) -> "dict[str, Any]":
     """The wire object of an attribute, as Go writes it: the members set, in wire order."""
     wire: dict[str, Any] = {}
     if attribute.int is not None:  # a pointer in Go: 0, false and "" are written
@@ -178,7 +181,7 @@ def build_attribute(
     return instance  # type: ignore[no-any-return]
 
 
-def attribute_from_checked_wire(raw: dict[str, Any] | None) -> DeviceAttribute:
+def attribute_from_checked_wire(raw: "dict[str, Any] | None") -> DeviceAttribute:
     """A DeviceAttribute from a type-checked wire object (None and unknown keys allowed)."""
     if not raw:
         return build_attribute(None, None, None, None, (), (), (), ())
@@ -209,7 +212,7 @@ class AttributeMap(Mapping[str, DeviceAttribute]):
     """
 
     __slots__ = ("_built", "_entries", "_hash", "one_scalar_member_each")
-    _entries: dict[str, Any]
+    _entries: "dict[str, Any]"
     """DeviceAttributes (maps built by hand) or checked wire objects (decoded maps)."""
     _built: dict[str, DeviceAttribute]
     """The DeviceAttributes built so far from the wire objects of a decoded map."""
@@ -225,7 +228,7 @@ class AttributeMap(Mapping[str, DeviceAttribute]):
         self.one_scalar_member_each = False
 
     @staticmethod
-    def from_checked_wire(raw: dict[str, Any]) -> "AttributeMap":
+    def from_checked_wire(raw: "dict[str, Any]") -> "AttributeMap":
         """Wrap a type-checked wire ``attributes`` object without building its values yet."""
         instance = _new_object(AttributeMap)
         _set_entries(instance, raw)
@@ -266,10 +269,13 @@ class AttributeMap(Mapping[str, DeviceAttribute]):
             suggestions=similar,
         )
 
-    @overload
-    def get(self, key: str, /) -> DeviceAttribute | None: ...
-    @overload
-    def get(self, key: str, /, default: DeviceAttribute | _T) -> DeviceAttribute | _T: ...
+    if TYPE_CHECKING:
+
+        @overload
+        def get(self, key: str, /) -> DeviceAttribute | None: ...
+        @overload
+        def get(self, key: str, /, default: DeviceAttribute | _T) -> DeviceAttribute | _T: ...
+
     def get(self, key: str, /, default: object = None) -> object:
         """The attribute called exactly ``key``, or ``default`` (None)."""
         return self[key] if key in self._entries else default
@@ -299,19 +305,18 @@ class AttributeMap(Mapping[str, DeviceAttribute]):
     def __repr__(self) -> str:
         return f"AttributeMap({dict(self.items())!r})"
 
-
-class _AttributeMapSchema:
-    """Annotation marker: how pydantic validates, serializes and describes attribute maps."""
-
-    def __get_pydantic_core_schema__(self, source: Any, handler: Any) -> Any:
+    @classmethod
+    def __get_pydantic_core_schema__(cls, source: "Any", handler: "Any") -> "Any":
+        """How pydantic validates, serializes and describes attribute maps: as a dict of
+        DeviceAttributes on the wire, an AttributeMap in Python."""
         from pydantic_core import core_schema  # noqa: PLC0415 - pydantic only when asked
 
         as_dict = handler.generate_schema(dict[str, DeviceAttribute])
-        from_dict = core_schema.no_info_after_validator_function(AttributeMap, as_dict)
+        from_dict = core_schema.no_info_after_validator_function(cls, as_dict)
         return core_schema.json_or_python_schema(
             json_schema=from_dict,
             python_schema=core_schema.union_schema(
-                [core_schema.is_instance_schema(AttributeMap), from_dict]
+                [core_schema.is_instance_schema(cls), from_dict]
             ),
             serialization=core_schema.plain_serializer_function_ser_schema(
                 dict, return_schema=as_dict
@@ -347,7 +352,7 @@ _PLAIN_VALUE_HELP = (
 )
 
 
-def _attribute_entries(entries: Mapping[Any, Any], owner: str) -> dict[str, Any]:
+def _attribute_entries(entries: "Mapping[Any, Any]", owner: str) -> "dict[str, Any]":
     """The entries of a hand-built map: DeviceAttributes kept, plain values converted."""
     checked: dict[str, Any] = {}
     for key, value in entries.items():

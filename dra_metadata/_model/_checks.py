@@ -1,12 +1,18 @@
 """The checks every model's ``__post_init__`` shares: clear TypeErrors for hand-built objects.
 
-The decoder checks wire data itself and builds objects without these (``builder``); they catch
+The decoder checks wire data itself and builds objects without these (the unchecked
+constructors written out next to each model); they catch
 what a person builds by hand, before the writer would meet it.
 """
 
+from __future__ import annotations
+
 import builtins
 from collections.abc import Callable, Mapping
-from typing import Any
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
+if TYPE_CHECKING:
+    from typing import Any
 
 INT64_MIN = -(2**63)
 INT64_MAX = 2**63 - 1

@@ -5,7 +5,8 @@ from __future__ import annotations
 import errno
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
 
 if TYPE_CHECKING:
     from dra_metadata._model._metadata import DeviceMetadata

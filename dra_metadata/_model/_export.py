@@ -6,13 +6,14 @@ writes as they are. `DeviceMetadata.to_wire` and `DeviceMetadata.to_document` ca
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
 from dra_metadata._model._models import wire_attribute
 from dra_metadata._model._versions import KNOWN_API_VERSIONS
 from dra_metadata._model._wire import _wire_dict
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
 if TYPE_CHECKING:
+    from typing import Any
+
     from dra_metadata._model._metadata import DeviceMetadata
     from dra_metadata._model._models import Device, NetworkDeviceData
 

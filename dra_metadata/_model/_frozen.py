@@ -15,16 +15,20 @@ compared fields, hashed on the same fields, no assignment or deletion of a field
 A class defining ``__eq__``, ``__hash__`` or ``__repr__`` keeps its own, as with ``dataclass``.
 """
 
+from __future__ import annotations
+
 import dataclasses
 from collections.abc import Callable
 from operator import attrgetter
 from reprlib import recursive_repr
-from typing import TYPE_CHECKING, Any, TypeVar
 
-_C = TypeVar("_C")
-
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
 if TYPE_CHECKING:
+    from typing import Any, TypeVar
+
     from typing_extensions import dataclass_transform
+
+    _C = TypeVar("_C")
 else:
 
     def dataclass_transform(**_):  # noqa: ANN003, ANN202 - the typing_extensions one, at run time

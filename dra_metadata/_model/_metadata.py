@@ -11,7 +11,6 @@ the document of a DeviceMetadata are ``_export``'s, loaded on first use.
 from collections.abc import Sequence
 from dataclasses import field
 from pathlib import Path
-from typing import Any
 
 from dra_metadata._model._building import _PYDANTIC_CONFIG, twin_of
 from dra_metadata._model._checks import (
@@ -45,6 +44,10 @@ __all__ = [  # with what the layers above import from here, defined in _object_m
     "build_owner_reference",
     "build_request",
 ]
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
+if TYPE_CHECKING:
+    from typing import Any
 
 _store = object.__setattr__
 
@@ -155,7 +158,7 @@ class DeviceMetadata:
                 return request
         return None
 
-    def to_wire(self, api_version: str | None = None) -> dict[str, Any]:
+    def to_wire(self, api_version: str | None = None) -> "dict[str, Any]":
         """The wire object ``encode_stream`` writes, as a new dict for ``json.dumps``.
 
         In ``api_version`` (a known version), by default the version this object was decoded
@@ -166,7 +169,7 @@ class DeviceMetadata:
 
         return wire(self, api_version)
 
-    def to_document(self) -> dict[str, Any]:
+    def to_document(self) -> "dict[str, Any]":
         """The stable document of ``dra-metadata show -o json``, as a new dict for ``json.dumps``.
 
         The claim's name, namespace, uid and pod claim name, every file behind this object

@@ -17,7 +17,6 @@ re-exports them for the layers above.
 
 from collections.abc import Mapping, Sequence
 from dataclasses import field
-from typing import Annotated, Any, TypeVar, overload
 
 from dra_metadata._model._attributes import (
     ATTRIBUTE_MEMBERS,
@@ -25,7 +24,6 @@ from dra_metadata._model._attributes import (
     AttributeMap,
     AttributeValue,
     DeviceAttribute,
-    _AttributeMapSchema,
     _coerce_attributes,
     attribute_from_checked_wire,
     build_attribute,
@@ -57,7 +55,11 @@ __all__ = [  # with what the layers above import from here, defined in _attribut
     "wire_attribute",
 ]
 
-_T = TypeVar("_T")
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
+if TYPE_CHECKING:
+    from typing import Any, TypeVar, overload
+
+    _T = TypeVar("_T")
 _store = object.__setattr__
 
 
@@ -104,9 +106,7 @@ class Device:
     """The resource pool of the device in the driver's ResourceSlices (often the node)."""
     name: str = ""
     """The device's name within its pool (``gpu-0``)."""
-    attributes: Annotated[Mapping[str, DeviceAttribute], _AttributeMapSchema()] = field(
-        default_factory=AttributeMap
-    )
+    attributes: AttributeMap = field(default_factory=AttributeMap)
     """Qualified name -> attribute; always an AttributeMap (a read-only Mapping)."""
     network_data: NetworkDeviceData | None = None
     """None until the driver publishes network data for the device."""
@@ -171,69 +171,73 @@ class Device:
             )
         return None
 
-    # Without type=: the whole union of attribute values. With it: that type (see below).
-    @overload
-    def attribute(self, name: str, default: None = None) -> AttributeValue | None: ...
-    @overload
-    def attribute(self, name: str, default: _T) -> AttributeValue | _T: ...
-    # bool before int and Version before str: each is a subclass of the other.
-    @overload
-    def attribute(self, name: str, default: None = None, *, type: type[bool]) -> bool | None: ...
-    @overload
-    def attribute(self, name: str, default: _T, *, type: type[bool]) -> bool | _T: ...
-    @overload
-    def attribute(self, name: str, default: None = None, *, type: type[int]) -> int | None: ...
-    @overload
-    def attribute(self, name: str, default: _T, *, type: type[int]) -> int | _T: ...
-    @overload
-    def attribute(
-        self, name: str, default: None = None, *, type: type[Version]
-    ) -> Version | None: ...
-    @overload
-    def attribute(self, name: str, default: _T, *, type: type[Version]) -> Version | _T: ...
-    @overload
-    def attribute(self, name: str, default: None = None, *, type: type[str]) -> str | None: ...
-    @overload
-    def attribute(self, name: str, default: _T, *, type: type[str]) -> str | _T: ...
-    @overload
-    def attribute(
-        self, name: str, default: None = None, *, type: type[tuple[bool, ...]]
-    ) -> tuple[bool, ...] | None: ...
-    @overload
-    def attribute(
-        self, name: str, default: _T, *, type: type[tuple[bool, ...]]
-    ) -> tuple[bool, ...] | _T: ...
-    @overload
-    def attribute(
-        self, name: str, default: None = None, *, type: type[tuple[int, ...]]
-    ) -> tuple[int, ...] | None: ...
-    @overload
-    def attribute(
-        self, name: str, default: _T, *, type: type[tuple[int, ...]]
-    ) -> tuple[int, ...] | _T: ...
-    @overload
-    def attribute(
-        self, name: str, default: None = None, *, type: type[tuple[Version, ...]]
-    ) -> tuple[Version, ...] | None: ...
-    @overload
-    def attribute(
-        self, name: str, default: _T, *, type: type[tuple[Version, ...]]
-    ) -> tuple[Version, ...] | _T: ...
-    @overload
-    def attribute(
-        self, name: str, default: None = None, *, type: type[tuple[str, ...]]
-    ) -> tuple[str, ...] | None: ...
-    @overload
-    def attribute(
-        self, name: str, default: _T, *, type: type[tuple[str, ...]]
-    ) -> tuple[str, ...] | _T: ...
+    if TYPE_CHECKING:
+        # Without type=: the whole union of attribute values. With it: that type (see below).
+        @overload
+        def attribute(self, name: str, default: None = None) -> AttributeValue | None: ...
+        @overload
+        def attribute(self, name: str, default: _T) -> AttributeValue | _T: ...
+        # bool before int and Version before str: each is a subclass of the other.
+        @overload
+        def attribute(
+            self, name: str, default: None = None, *, type: type[bool]
+        ) -> bool | None: ...
+        @overload
+        def attribute(self, name: str, default: _T, *, type: type[bool]) -> bool | _T: ...
+        @overload
+        def attribute(self, name: str, default: None = None, *, type: type[int]) -> int | None: ...
+        @overload
+        def attribute(self, name: str, default: _T, *, type: type[int]) -> int | _T: ...
+        @overload
+        def attribute(
+            self, name: str, default: None = None, *, type: type[Version]
+        ) -> Version | None: ...
+        @overload
+        def attribute(self, name: str, default: _T, *, type: type[Version]) -> Version | _T: ...
+        @overload
+        def attribute(self, name: str, default: None = None, *, type: type[str]) -> str | None: ...
+        @overload
+        def attribute(self, name: str, default: _T, *, type: type[str]) -> str | _T: ...
+        @overload
+        def attribute(
+            self, name: str, default: None = None, *, type: type[tuple[bool, ...]]
+        ) -> tuple[bool, ...] | None: ...
+        @overload
+        def attribute(
+            self, name: str, default: _T, *, type: type[tuple[bool, ...]]
+        ) -> tuple[bool, ...] | _T: ...
+        @overload
+        def attribute(
+            self, name: str, default: None = None, *, type: type[tuple[int, ...]]
+        ) -> tuple[int, ...] | None: ...
+        @overload
+        def attribute(
+            self, name: str, default: _T, *, type: type[tuple[int, ...]]
+        ) -> tuple[int, ...] | _T: ...
+        @overload
+        def attribute(
+            self, name: str, default: None = None, *, type: type[tuple[Version, ...]]
+        ) -> tuple[Version, ...] | None: ...
+        @overload
+        def attribute(
+            self, name: str, default: _T, *, type: type[tuple[Version, ...]]
+        ) -> tuple[Version, ...] | _T: ...
+        @overload
+        def attribute(
+            self, name: str, default: None = None, *, type: type[tuple[str, ...]]
+        ) -> tuple[str, ...] | None: ...
+        @overload
+        def attribute(
+            self, name: str, default: _T, *, type: type[tuple[str, ...]]
+        ) -> tuple[str, ...] | _T: ...
+
     def attribute(
         self,
         name: str,
-        default: Any = None,
+        default: "Any" = None,
         *,
-        type: Any = None,  # noqa: A002 - the name users know from dict.get-like APIs
-    ) -> Any:
+        type: "Any" = None,  # noqa: A002 - the name users know from dict.get-like APIs
+    ) -> "Any":
         """The plain value of attribute ``name`` (see get_attribute), or ``default``.
 
         ``default`` is for an attribute the device does not have or that has no value; a name

@@ -10,7 +10,6 @@ name, namespace, uid and generation, but nothing a file holds is lost.
 from collections.abc import Mapping, Sequence
 from dataclasses import field, fields
 from datetime import datetime
-from typing import Any
 
 from dra_metadata._model._building import _PYDANTIC_CONFIG, twin_of
 from dra_metadata._model._checks import (
@@ -76,7 +75,7 @@ class ManagedFieldsEntry:
     api_version: str = ""
     time: datetime | None = None
     fields_type: str = ""
-    fields_v1: Any = field(default=None, hash=False)
+    fields_v1: object = field(default=None, hash=False)
     """The raw JSON value (usually an object), or None when absent. It takes part in
     comparisons (at any depth) but not in the hash, since dicts and lists have none."""
     subresource: str = ""
@@ -90,7 +89,7 @@ class ManagedFieldsEntry:
         api_version: str = "",
         time: datetime | None = None,
         fields_type: str = "",
-        fields_v1: Any = None,
+        fields_v1: object = None,
         subresource: str = "",
     ) -> None:
         _store(self, "manager", manager)
@@ -249,7 +248,7 @@ def build_managed_fields_entry(
     api_version: str,
     time: datetime | None,
     fields_type: str,
-    fields_v1: Any,
+    fields_v1: object,
     subresource: str,
 ) -> ManagedFieldsEntry:
     """A ManagedFieldsEntry of values the decoder has checked: each field, in order, unchecked."""

@@ -7,7 +7,9 @@ the value with a stack of their own.
 
 from __future__ import annotations
 
-from typing import Any
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def json_equal(left: Any, right: Any) -> bool:

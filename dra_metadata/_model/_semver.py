@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import re
 from functools import cache, lru_cache
-from typing import NamedTuple
 
 _IDENTIFIER = r"(?:0|[1-9][0-9]*|[0-9]*[a-zA-Z-][0-9a-zA-Z-]*)"
 SEMVER_PATTERN = (
@@ -31,13 +30,26 @@ def semver_pattern() -> re.Pattern[str]:
 _PrecedenceKey = tuple[int, int, int, int, tuple[tuple[int, int, str], ...], str]
 
 
-class _Parts(NamedTuple):
-    major: int
-    minor: int
-    patch: int
-    prerelease: str | None
-    build: str | None
-    key: _PrecedenceKey
+class _Parts:
+    """The parts of a semantic version, and the key that orders versions by precedence."""
+
+    __slots__ = ("build", "key", "major", "minor", "patch", "prerelease")
+
+    def __init__(
+        self,
+        major: int,
+        minor: int,
+        patch: int,
+        prerelease: str | None,
+        build: str | None,
+        key: _PrecedenceKey,
+    ) -> None:
+        self.major = major
+        self.minor = minor
+        self.patch = patch
+        self.prerelease = prerelease
+        self.build = build
+        self.key = key
 
 
 @lru_cache(maxsize=4096)

@@ -9,12 +9,13 @@ naming the attribute and the member it holds.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
 from dra_metadata._model._errors import AttributeValueError
 from dra_metadata._model._semver import Version, version_or_text
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
 if TYPE_CHECKING:
+    from typing import Any
+
     from dra_metadata._model._attributes import DeviceAttribute
 
 ATTRIBUTE_TYPES: dict[Any, str] = {

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from datetime import datetime, timezone
-from typing import TYPE_CHECKING, Any, Literal
 
 import orjson
 
@@ -19,7 +18,12 @@ from dra_metadata._model._models import DeviceAttribute, wire_attribute
 from dra_metadata._model._raw_json import json_depth
 from dra_metadata._model._versions import KIND, KNOWN_API_VERSIONS
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
 if TYPE_CHECKING:
+    from typing import Any, Literal
+
+    _Layout = Literal["struct", "map", "json"]
+
     from dra_metadata._model._metadata import (
         DeviceMetadata,
         DeviceMetadataRequest,
@@ -161,7 +165,7 @@ def _devices(devices: Sequence[Device]) -> list[dict[str, Any]]:
     sorted_names: list[str] | None = None
     for device in devices:
         wire: dict[str, Any] = {"driver": device.driver, "pool": device.pool, "name": device.name}
-        attributes: AttributeMap = device.attributes  # type: ignore[assignment]
+        attributes: AttributeMap = device.attributes
         try:
             wire_objects_as_go_writes = attributes.one_scalar_member_each
         except AttributeError:
@@ -236,9 +240,6 @@ _MAP_FIELDS = frozenset({"labels", "annotations", "attributes"})
 
 
 _RAW_JSON_FIELDS = frozenset({"fieldsV1"})
-
-
-_Layout = Literal["struct", "map", "json"]
 
 
 def _why_unencodable(value: Any) -> str:

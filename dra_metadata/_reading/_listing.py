@@ -13,7 +13,6 @@ import stat
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
 
 from dra_metadata._decoding._decode import resolve_profile
 from dra_metadata._model._errors import (
@@ -40,10 +39,13 @@ from dra_metadata._reading._read import (
     read_metadata_file,
 )
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
 if TYPE_CHECKING:
+    from typing import Literal
+
     from dra_metadata._validation._validate import Profile
 
-ClaimKind = Literal["claim", "template"]
+    ClaimKind = Literal["claim", "template"]
 
 _SUBDIRECTORIES: tuple[tuple[ClaimKind, str], ...] = (
     ("claim", RESOURCE_CLAIMS_SUBDIR),

@@ -13,7 +13,6 @@ import os
 import stat
 from contextvars import ContextVar
 from pathlib import Path
-from typing import Literal
 
 from dra_metadata._model._errors import shown_names
 from dra_metadata._reading._paths import (
@@ -26,7 +25,11 @@ from dra_metadata._reading._paths import (
     driver_of_file_name,
 )
 
-Wording = Literal["python", "command"]
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
+if TYPE_CHECKING:
+    from typing import Literal
+
+    Wording = Literal["python", "command"]
 WORDING: ContextVar[Wording] = ContextVar("dra_metadata_wording", default="python")
 """Whose words the hints use: the Python API's (``root=``) or the command's (``--root``)."""
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import stat
 from pathlib import Path
-from typing import Union
 
 from dra_metadata._model._errors import InvalidNameError
 
@@ -24,7 +23,8 @@ _MAX_NAME_BYTES = 253
 MAX_FILE_NAME_BYTES = 255
 """The longest file name Linux file systems take (NAME_MAX)."""
 
-StrPath = Union[str, "os.PathLike[str]"]
+StrPath = str | os.PathLike[str]
+"""A path as a str or any os.PathLike of str (a pathlib.Path)."""
 
 
 def default_root() -> Path:

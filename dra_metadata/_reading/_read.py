@@ -9,7 +9,6 @@ from collections.abc import Collection
 from contextvars import ContextVar
 from dataclasses import fields, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from dra_metadata._decoding._decode import decode_bytes, resolve_profile
 from dra_metadata._model._errors import (
@@ -40,7 +39,10 @@ from dra_metadata._reading._paths import (
 from dra_metadata._reading._pinned import LOOKS, pinned
 from dra_metadata._reading._select import select_request
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
 if TYPE_CHECKING:
+    from typing import Any
+
     from dra_metadata._validation._validate import Profile
 
 DEFAULT_MAX_SIZE = 4 * 1024 * 1024

@@ -7,7 +7,6 @@ Same arguments, checks and errors as the synchronous waits of ``_sources``, whos
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING
 
 from dra_metadata._model._conditions import Condition
 from dra_metadata._model._metadata import DeviceMetadata
@@ -17,6 +16,8 @@ from dra_metadata._reading._read import DEFAULT_MAX_SIZE
 from dra_metadata._watch._events import StopEvent
 from dra_metadata._watch._options import WaitSource
 from dra_metadata._watch._sources import _for_devices, _for_network_data, _plan
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
 
 if TYPE_CHECKING:
     from lightkube import AsyncClient, Client

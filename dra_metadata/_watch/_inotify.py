@@ -17,10 +17,11 @@ import sys
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from dra_metadata._model._notices import warn
 from dra_metadata._watch import _hub
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
 
 if TYPE_CHECKING:  # asyncio itself only where a loop runs: a sync wait never imports it
     import asyncio

@@ -17,10 +17,11 @@ import os
 import threading
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
 from dra_metadata._watch._engine import Watcher
 from dra_metadata._watch._events import StopEvent
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
 
 if TYPE_CHECKING:  # asyncio itself only where a loop runs: a sync wait never imports it
     import asyncio

@@ -11,11 +11,12 @@ from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from dra_metadata._decoding._decode import resolve_profile
 from dra_metadata._model._errors import MetadataValidationError
 from dra_metadata._model._metadata import DeviceMetadata
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
 
 if TYPE_CHECKING:
     from collections.abc import Iterable

@@ -12,11 +12,14 @@ import os
 import re
 import sys
 from collections.abc import Callable
-from typing import Any, NoReturn
 
 import dra_metadata
 from dra_metadata.cli._exit import EXIT_USAGE, UsageError
 from dra_metadata.cli._output import Output, safe_text
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
+if TYPE_CHECKING:
+    from typing import Any, NoReturn
 
 
 class Command:

@@ -12,7 +12,6 @@ import io
 import os
 import sys
 from collections.abc import Sequence
-from typing import NoReturn
 
 from dra_metadata import DeviceMetadataError, InvalidNameError, MetadataValidationError
 from dra_metadata._reading._missing import WORDING
@@ -49,6 +48,10 @@ from dra_metadata.cli._signals import (
     Terminated,
     raised_as_exceptions,
 )
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
+if TYPE_CHECKING:
+    from typing import NoReturn
 
 _GLOBAL_OPTIONS_WITH_A_VALUE = frozenset({"--root"})
 _WHAT_IT_READS = {"kube": "the Kubernetes API", "podresources": "the kubelet's PodResources API"}

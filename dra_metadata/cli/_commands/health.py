@@ -10,12 +10,13 @@ import argparse
 import warnings
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING
 
 from dra_metadata.cli._arguments import Command, add_output_argument, output_format, parse_timeout
 from dra_metadata.cli._exit import EXIT_NOT_READY, EXIT_OK, complain
 from dra_metadata.cli._kube import READ_TIMEOUT_SECONDS, add_kube_arguments, refuse_root
 from dra_metadata.cli._output import Output, safe_text, table
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
 
 if TYPE_CHECKING:
     from dra_metadata.kube import DeviceHealth

@@ -10,7 +10,6 @@ from __future__ import annotations
 import argparse
 import os
 from pathlib import Path
-from typing import Any
 
 import dra_metadata
 from dra_metadata import DeviceMetadataError, MetadataNotFoundError, MetadataReadError
@@ -29,6 +28,10 @@ from dra_metadata.cli._exit import (
     report_unreadable,
 )
 from dra_metadata.cli._output import Output, safe_text, table
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
+if TYPE_CHECKING:
+    from typing import Any
 
 _KINDS = {
     dra_metadata.RESOURCE_CLAIMS_SUBDIR: "claim",

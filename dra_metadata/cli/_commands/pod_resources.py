@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-from typing import TYPE_CHECKING
 
 from dra_metadata.cli._arguments import Command, add_output_argument, output_format, parse_timeout
 from dra_metadata.cli._exit import EXIT_OK, UsageError
 from dra_metadata.cli._output import Output, safe_text, table
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
 
 if TYPE_CHECKING:
     from dra_metadata.podresources import AllocatableResources, PodResources, TopologyInfo

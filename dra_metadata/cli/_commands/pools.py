@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-from typing import TYPE_CHECKING
 
 from dra_metadata import InvalidNameError
 from dra_metadata.cli._arguments import (
@@ -15,6 +14,8 @@ from dra_metadata.cli._arguments import (
 from dra_metadata.cli._exit import EXIT_OK, UsageError
 from dra_metadata.cli._kube import refuse_root
 from dra_metadata.cli._output import Output, safe_text
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
 
 if TYPE_CHECKING:
     from dra_metadata.kube import PoolStatus, PoolStatusResult

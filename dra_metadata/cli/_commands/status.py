@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-from typing import TYPE_CHECKING
 
 from dra_metadata.cli._arguments import Command, add_output_argument, output_format
 from dra_metadata.cli._exit import EXIT_OK
@@ -14,6 +13,8 @@ from dra_metadata.cli._kube import (
     refuse_root,
 )
 from dra_metadata.cli._output import Output, safe_text, table
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
 
 if TYPE_CHECKING:
     from dra_metadata.kube import ClaimStatus

@@ -6,7 +6,6 @@ import argparse
 import os
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any
 
 import dra_metadata
 from dra_metadata import (
@@ -32,6 +31,10 @@ from dra_metadata.cli._exit import (
 )
 from dra_metadata.cli._output import Output, safe_text
 from dra_metadata.writer import HOST_METADATA_DIR_NAME, HOST_METADATA_FILE_NAME
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
+if TYPE_CHECKING:
+    from typing import Any
 
 CONTAINER_LAYOUT = "container"
 """What the container sees: resourceclaims/<claim>/<request>/<driver>-metadata.json."""
