@@ -76,14 +76,12 @@ if TYPE_CHECKING:
         read_metadata_file,
         read_template_metadata,
     )
+    from dra_metadata._validation._findings import FieldError
+    from dra_metadata._validation._profiles import Profile
     from dra_metadata._validation._schema import (
         json_schema,
     )
-    from dra_metadata._validation._validate import (
-        FieldError,
-        Profile,
-        validate,
-    )
+    from dra_metadata._validation._validate import validate
     from dra_metadata._watch import (
         FORCE_POLLING_ENVIRONMENT_VARIABLE,
         NETWORK_FIELDS,
@@ -116,6 +114,8 @@ if TYPE_CHECKING:
 # as `from dra_metadata._stage._module import X`, cached here once looked up.
 _LAZY: dict[str, str] = {
     "DecodeResult": "_decoding._result",
+    "Profile": "_validation._profiles",
+    "FieldError": "_validation._findings",
     "decode_stream": "_decoding._decode",
     **dict.fromkeys(
         (
@@ -209,11 +209,7 @@ _LAZY: dict[str, str] = {
         "_validation._schema",
     ),
     **dict.fromkeys(
-        (
-            "FieldError",
-            "Profile",
-            "validate",
-        ),
+        ("validate",),
         "_validation._validate",
     ),
     **dict.fromkeys(

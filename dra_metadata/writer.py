@@ -24,6 +24,8 @@ from dra_metadata._model._models import Device
 from dra_metadata._model._versions import KIND, KNOWN_API_VERSIONS
 from dra_metadata._model._wire import _check_versions, _locate_unencodable, _wire_object
 from dra_metadata._reading._paths import (
+    HOST_METADATA_DIR_NAME,
+    HOST_METADATA_FILE_NAME,
     StrPath,
     _check_name,
     _request_directory_name,
@@ -36,7 +38,7 @@ from dra_metadata._writing._write_validate import check_before_writing
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
 
 if TYPE_CHECKING:
-    from dra_metadata._validation._validate import Profile
+    from dra_metadata._validation._profiles import Profile
 
 __all__ = [
     "FILE_MODE",
@@ -48,11 +50,6 @@ __all__ = [
     "update_metadata_file",
     "write_metadata_file",
 ]
-
-HOST_METADATA_DIR_NAME = "dra-device-metadata"
-"""Directory below a driver's plugin data directory that holds its metadata files."""
-HOST_METADATA_FILE_NAME = "metadata.json"
-"""On the host every request's file is called metadata.json (the driver is in the directory)."""
 
 # Go's encoder escapes these inside strings; in JSON text they can only occur inside strings.
 _GO_ESCAPES = (

@@ -53,7 +53,7 @@ TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
 if TYPE_CHECKING:
     from typing import Any
 
-    from dra_metadata._validation._validate import Profile
+    from dra_metadata._validation._profiles import Profile
 
 _WHITESPACE = re.compile(rb"[ \t\r\n]*")
 _END_OF_STREAM = b"]}"

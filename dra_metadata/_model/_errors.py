@@ -10,7 +10,7 @@ TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
 
 if TYPE_CHECKING:
     from dra_metadata._model._metadata import DeviceMetadata
-    from dra_metadata._validation._validate import FieldError
+    from dra_metadata._validation._findings import FieldError
 
 
 LISTED_AT_MOST = 10

@@ -43,7 +43,7 @@ TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
 if TYPE_CHECKING:
     from typing import Literal
 
-    from dra_metadata._validation._validate import Profile
+    from dra_metadata._validation._profiles import Profile
 
     ClaimKind = Literal["claim", "template"]
 

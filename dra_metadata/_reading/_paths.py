@@ -22,6 +22,10 @@ ROOT_ENVIRONMENT_VARIABLE = "DRA_METADATA_ROOT"
 _MAX_NAME_BYTES = 253
 MAX_FILE_NAME_BYTES = 255
 """The longest file name Linux file systems take (NAME_MAX)."""
+HOST_METADATA_DIR_NAME = "dra-device-metadata"
+"""Directory below a driver's plugin data directory that holds its metadata files."""
+HOST_METADATA_FILE_NAME = "metadata.json"
+"""On the host every request's file is called metadata.json (the driver is in the directory)."""
 
 StrPath = str | os.PathLike[str]
 """A path as a str or any os.PathLike of str (a pathlib.Path)."""

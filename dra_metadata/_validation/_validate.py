@@ -12,10 +12,7 @@ from __future__ import annotations
 import ipaddress
 import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from functools import cache
-from pathlib import Path
-from typing import Any, Literal
 
 from dra_metadata._model._metadata import DeviceMetadata, ObjectMeta
 from dra_metadata._model._models import (
@@ -26,51 +23,15 @@ from dra_metadata._model._models import (
 )
 from dra_metadata._model._semver import SEMVER_PATTERN
 from dra_metadata._model._versions import KNOWN_API_VERSIONS, V1ALPHA1, V1BETA1
+from dra_metadata._validation._findings import FieldError
 
-Profile = Literal["metadata", "strict"]
-ErrorType = Literal["required", "invalid", "too_long", "too_many", "duplicate", "not_supported"]
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
+if TYPE_CHECKING:
+    from typing import Any
 
-GO_ERROR_TYPES: dict[str, tuple[str, str]] = {
-    "required": ("FieldValueRequired", "Required value"),
-    "invalid": ("FieldValueInvalid", "Invalid value"),
-    "too_long": ("FieldValueTooLong", "Too long"),
-    "too_many": ("FieldValueTooMany", "Too many"),
-    "duplicate": ("FieldValueDuplicate", "Duplicate value"),
-    "not_supported": ("FieldValueNotSupported", "Unsupported value"),
-}
-"""Each ``FieldError.type``: Go's ``field.ErrorType`` it stands for, and Go's message for it."""
+    from dra_metadata._validation._profiles import ErrorType, Profile
 
-_SHOWS_VALUE = frozenset({"invalid", "too_many", "duplicate", "not_supported"})  # as Go prints
-
-
-@dataclass(frozen=True, slots=True)
-class FieldError:
-    """One validation finding, named by its wire path (``requests[0].devices[1].driver``)."""
-
-    path: str
-    type: ErrorType
-    value: Any
-    detail: str = ""
-    file: Path | None = None
-    """The file the object came from, when validation ran on a file."""
-
-    __module__ = "dra_metadata"
-
-    def __str__(self) -> str:
-        message = GO_ERROR_TYPES[self.type][1]
-        if self.type in _SHOWS_VALUE:
-            message += f": {_show(self.value)}"
-        if self.detail:
-            message += f": {self.detail}"
-        where = f"{self.file}: " if self.file is not None else ""
-        return f"{where}{self.path}: {message}"
-
-
-def _show(value: object) -> str:
-    if isinstance(value, str):
-        return '"' + (value if len(value) <= 80 else value[:77] + "...") + '"'
-    return repr(value)
-
+    _Finding = tuple[ErrorType, str]
 
 # Formats (spec §5.1). Lengths are byte lengths unless a rule says characters.
 
@@ -108,7 +69,6 @@ _CASELESS_SUBDOMAIN_DETAIL = (
     "starting and ending with a letter or digit"
 )
 
-_Finding = tuple[ErrorType, str]
 """A finding about one value, before it has a path: its type and detail."""
 
 

@@ -21,7 +21,8 @@ TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
-    from dra_metadata._validation._validate import FieldError, Profile
+    from dra_metadata._validation._findings import FieldError
+    from dra_metadata._validation._profiles import Profile
 
 
 def check_before_writing(

@@ -29,7 +29,8 @@ from dra_metadata import (
     resource_claim_request_dir,
     validate,
 )
-from dra_metadata._validation._validate import GO_ERROR_TYPES, ErrorType
+from dra_metadata._validation._findings import GO_ERROR_TYPES
+from dra_metadata._validation._profiles import ErrorType
 from dra_metadata.writer import encode_stream
 
 from helpers import REPO, UPSTREAM, V1ALPHA1, V1BETA1, stream, wire_object

@@ -16,6 +16,7 @@ from dra_metadata import (
 )
 from dra_metadata._reading._listing import unreadable_entry
 from dra_metadata._reading._missing import describe_missing_root
+from dra_metadata._reading._paths import HOST_METADATA_DIR_NAME, HOST_METADATA_FILE_NAME
 from dra_metadata.cli._arguments import (
     Command,
     add_max_size_argument,
@@ -30,7 +31,6 @@ from dra_metadata.cli._exit import (
     report_unreadable,
 )
 from dra_metadata.cli._output import Output, safe_text
-from dra_metadata.writer import HOST_METADATA_DIR_NAME, HOST_METADATA_FILE_NAME
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
 if TYPE_CHECKING:
