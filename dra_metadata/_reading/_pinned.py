@@ -19,8 +19,11 @@ from __future__ import annotations
 
 import contextlib
 import os
+from contextvars import ContextVar
 from pathlib import Path
 
+WARN_STALE: ContextVar[bool] = ContextVar("dra_metadata_warn_stale", default=True)
+"""Whether readers log stale views (the command reports them itself, with its exit code 4)."""
 LOOKS = 8
 """How many times a reader looks again at a file replaced while it was looked at, before it
 takes the last look as it is (a driver replacing the file again and again without pause)."""

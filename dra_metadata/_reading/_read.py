@@ -6,7 +6,6 @@ import errno
 import os
 import stat
 from collections.abc import Collection
-from contextvars import ContextVar
 from dataclasses import fields, replace
 from pathlib import Path
 
@@ -36,7 +35,7 @@ from dra_metadata._reading._paths import (
     not_a_directory,
     request_dir,
 )
-from dra_metadata._reading._pinned import LOOKS, pinned
+from dra_metadata._reading._pinned import LOOKS, WARN_STALE, pinned
 from dra_metadata._reading._select import select_request
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
@@ -48,8 +47,6 @@ if TYPE_CHECKING:
 DEFAULT_MAX_SIZE = 4 * 1024 * 1024
 """Files larger than this (4 MiB) are refused without being read whole."""
 
-WARN_STALE: ContextVar[bool] = ContextVar("dra_metadata_warn_stale", default=True)
-"""Whether readers log stale views (the command reports them itself, with its exit code 4)."""
 _stale_warned: set[tuple[str, int, int]] = set()  # (path, st_dev, st_ino) warned about
 
 

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 
 from dra_metadata import DeviceMetadataError, InvalidNameError, MetadataValidationError
 from dra_metadata._reading._missing import WORDING
-from dra_metadata._reading._read import WARN_STALE
+from dra_metadata._reading._pinned import WARN_STALE
 from dra_metadata.cli._arguments import (
     ROOT_HELP,
     ArgumentParser,

@@ -7,10 +7,14 @@ import re
 from pathlib import Path
 
 import dra_metadata
-from dra_metadata import DeviceMetadata, DeviceMetadataError, MetadataValidationError
+from dra_metadata import DeviceMetadataError, MetadataValidationError
 from dra_metadata.cli._exit import UsageError
 from dra_metadata.cli._output import value_text
 from dra_metadata.cli._waiting import attributes_of, file_of, missing_attribute
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
+if TYPE_CHECKING:
+    from dra_metadata import DeviceMetadata
 
 _VARIABLE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*", re.ASCII)
 _NOT_IDENTIFIER = re.compile(r"[^A-Za-z0-9_]", re.ASCII)

@@ -17,13 +17,12 @@ import sys
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, suppress
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
 
 import dra_metadata
-from dra_metadata import Device, DeviceMetadata, MetadataValidationError
+from dra_metadata import MetadataValidationError
 from dra_metadata._model._errors import shown_names
+from dra_metadata._model._frozen import frozen_model
 from dra_metadata._model._notices import divert, end_diversion
 from dra_metadata._reading._paths import request_dir
 from dra_metadata.cli._arguments import parse_duration, parse_poll_interval
@@ -36,7 +35,13 @@ from dra_metadata.cli._kube import (
 )
 from dra_metadata.cli._output import attribute_text, safe_text
 
-Source = Literal["file", "api"]
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
+if TYPE_CHECKING:
+    from typing import Any, Literal
+
+    from dra_metadata import Device, DeviceMetadata
+
+    Source = Literal["file", "api"]
 
 _INT64_MAX = 2**63 - 1
 _CONDITIONS = "file, network-data, generation=N or attribute=NAME[=VALUE]"
@@ -90,13 +95,20 @@ def add_wait_arguments(parser: argparse.ArgumentParser, *, default: str) -> None
     )
 
 
-@dataclass(frozen=True)
+@frozen_model
 class Wait:
     """What to wait for, where, and a description of it for the progress and ready lines."""
 
     condition: dra_metadata.Condition
     description: str
     source: Source = "file"
+
+    def __init__(
+        self, condition: dra_metadata.Condition, description: str, source: Source = "file"
+    ) -> None:
+        object.__setattr__(self, "condition", condition)
+        object.__setattr__(self, "description", description)
+        object.__setattr__(self, "source", source)
 
 
 def network_fields(text: str) -> tuple[str, ...]:

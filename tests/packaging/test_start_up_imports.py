@@ -207,3 +207,23 @@ def test_show_and_a_read_start_no_thread_machinery(floor: set[str], tmp_path: Pa
 def test_version_loads_no_subcommand(floor: set[str], tmp_path: Path) -> None:
     loaded = _modules_at_exit(_console_script("--version"), tmp_path)
     assert sorted(name for name in loaded if name.startswith("dra_metadata.cli._commands.")) == []
+
+
+@pytest.mark.parametrize("arguments", [("--help",), ("--version",)], ids=" ".join)
+def test_help_and_version_load_no_reader_nor_typing(
+    floor: set[str], tmp_path: Path, arguments: tuple[str, ...]
+) -> None:
+    # They list the subcommands (--help their summaries): nothing is read, decoded or typed.
+    loaded = _modules_at_exit(_console_script(*arguments), tmp_path)
+    readers = {
+        name
+        for name in loaded
+        if name.startswith(
+            (
+                "dra_metadata._decoding",
+                "dra_metadata._reading._read",
+                "dra_metadata._reading._listing",
+            )
+        )
+    }
+    assert sorted(readers | (loaded & TYPING - floor)) == []

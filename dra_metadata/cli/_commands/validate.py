@@ -14,7 +14,6 @@ from dra_metadata import (
     MetadataNotFoundError,
     MetadataReadError,
 )
-from dra_metadata._reading._listing import unreadable_entry
 from dra_metadata._reading._missing import describe_missing_root
 from dra_metadata._reading._paths import HOST_METADATA_DIR_NAME, HOST_METADATA_FILE_NAME
 from dra_metadata.cli._arguments import (
@@ -116,7 +115,7 @@ def _walk(directory: Path) -> Iterator[tuple[Path, dict[str, Any] | None]]:
     for entry in entries:
         path = Path(entry.path)
         if layout_of(path) is not None:
-            entry_problem = unreadable_entry(path)
+            entry_problem = _unreadable_entry(path)
             yield path, None if entry_problem is None else _problem(path, entry_problem)
         try:
             real_directory = entry.is_dir(follow_symlinks=False)
@@ -276,3 +275,11 @@ COMMAND = Command(
     "2 usage, 4 all valid but some stale view (restart the container), 6 something could not "
     "be read (permission denied, I/O error, not a regular file, a directory not listable)",
 )
+
+
+def _unreadable_entry(path: Path) -> DeviceMetadataError | None:
+    """The listing's verdict on an entry it cannot read (loaded when a tree is walked: the
+    command's --help lists this subcommand without it)."""
+    from dra_metadata._reading._listing import unreadable_entry  # noqa: PLC0415 - see above
+
+    return unreadable_entry(path)
