@@ -59,6 +59,44 @@ class DeviceAttribute:
     __pydantic_config__ = _PYDANTIC_CONFIG
     __repr__ = set_fields_repr
 
+    def __eq__(self, other: "Any") -> "builtins.bool":  # noqa: PYI032 - checked just below
+        # Written out, as __hash__: faster than what frozen_model makes (a test ties them).
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return (
+            self.int,
+            self.bool,
+            self.string,
+            self.version,
+            self.ints,
+            self.bools,
+            self.strings,
+            self.versions,
+        ) == (
+            other.int,
+            other.bool,
+            other.string,
+            other.version,
+            other.ints,
+            other.bools,
+            other.strings,
+            other.versions,
+        )
+
+    def __hash__(self) -> "builtins.int":
+        return hash(
+            (
+                self.int,
+                self.bool,
+                self.string,
+                self.version,
+                self.ints,
+                self.bools,
+                self.strings,
+                self.versions,
+            )
+        )
+
     def __init__(
         self,
         int: builtins.int | None = None,  # noqa: A002 - the members' wire names

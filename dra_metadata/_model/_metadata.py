@@ -63,6 +63,26 @@ class DeviceMetadataRequest:
 
     __pydantic_config__ = _PYDANTIC_CONFIG
 
+    def __eq__(self, other: "Any") -> bool:  # noqa: PYI032 - checked just below
+        # Written out, as __hash__: faster than what frozen_model makes (a test ties them).
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return (
+            self.name,
+            self.devices,
+        ) == (
+            other.name,
+            other.devices,
+        )
+
+    def __hash__(self) -> int:
+        return hash(
+            (
+                self.name,
+                self.devices,
+            )
+        )
+
     def __init__(self, name: str = "", devices: Sequence[Device] = ()) -> None:
         _store(self, "name", name)
         _store(self, "devices", devices)
@@ -101,6 +121,32 @@ class DeviceMetadata:
 
     __pydantic_config__ = _PYDANTIC_CONFIG
     __repr__ = set_fields_repr
+
+    def __eq__(self, other: "Any") -> bool:  # noqa: PYI032 - checked just below
+        # Written out, as __hash__: faster than what frozen_model makes (a test ties them).
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return (
+            self.api_version,
+            self.metadata,
+            self.pod_claim_name,
+            self.requests,
+        ) == (
+            other.api_version,
+            other.metadata,
+            other.pod_claim_name,
+            other.requests,
+        )
+
+    def __hash__(self) -> int:
+        return hash(
+            (
+                self.api_version,
+                self.metadata,
+                self.pod_claim_name,
+                self.requests,
+            )
+        )
 
     def __init__(
         self,

@@ -82,6 +82,29 @@ class NetworkDeviceData:
     __pydantic_config__ = _PYDANTIC_CONFIG
     __repr__ = set_fields_repr
 
+    def __eq__(self, other: "Any") -> bool:  # noqa: PYI032 - checked just below
+        # Written out, as __hash__: faster than what frozen_model makes (a test ties them).
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return (
+            self.interface_name,
+            self.ips,
+            self.hardware_address,
+        ) == (
+            other.interface_name,
+            other.ips,
+            other.hardware_address,
+        )
+
+    def __hash__(self) -> int:
+        return hash(
+            (
+                self.interface_name,
+                self.ips,
+                self.hardware_address,
+            )
+        )
+
     def __init__(
         self, interface_name: str = "", ips: Sequence[str] = (), hardware_address: str = ""
     ) -> None:
@@ -113,6 +136,35 @@ class Device:
 
     __pydantic_config__ = _PYDANTIC_CONFIG
     __repr__ = set_fields_repr
+
+    def __eq__(self, other: "Any") -> bool:  # noqa: PYI032 - checked just below
+        # Written out, as __hash__: faster than what frozen_model makes (a test ties them).
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return (
+            self.driver,
+            self.pool,
+            self.name,
+            self.attributes,
+            self.network_data,
+        ) == (
+            other.driver,
+            other.pool,
+            other.name,
+            other.attributes,
+            other.network_data,
+        )
+
+    def __hash__(self) -> int:
+        return hash(
+            (
+                self.driver,
+                self.pool,
+                self.name,
+                self.attributes,
+                self.network_data,
+            )
+        )
 
     def __init__(
         self,

@@ -25,6 +25,10 @@ from dra_metadata._model._frozen import FACTORY, frozen_model
 from dra_metadata._model._raw_json import json_equal, json_repr
 from dra_metadata._model._repr import set_fields_repr
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
+if TYPE_CHECKING:
+    from typing import Any
+
 _store = object.__setattr__
 
 
@@ -151,6 +155,44 @@ class ObjectMeta:
 
     __pydantic_config__ = _PYDANTIC_CONFIG
     __repr__ = set_fields_repr
+
+    def __eq__(self, other: "Any") -> bool:  # noqa: PYI032 - checked just below
+        # Written out, as __hash__: faster than what frozen_model makes (a test ties them).
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return (
+            self.name,
+            self.generate_name,
+            self.namespace,
+            self.self_link,
+            self.uid,
+            self.resource_version,
+            self.generation,
+            self.creation_timestamp,
+            self.deletion_timestamp,
+            self.deletion_grace_period_seconds,
+            self.labels,
+            self.annotations,
+            self.owner_references,
+            self.finalizers,
+            self.managed_fields,
+        ) == (
+            other.name,
+            other.generate_name,
+            other.namespace,
+            other.self_link,
+            other.uid,
+            other.resource_version,
+            other.generation,
+            other.creation_timestamp,
+            other.deletion_timestamp,
+            other.deletion_grace_period_seconds,
+            other.labels,
+            other.annotations,
+            other.owner_references,
+            other.finalizers,
+            other.managed_fields,
+        )
 
     def __init__(  # noqa: PLR0913, PLR0917 - one argument per field, as dataclass writes it
         self,
