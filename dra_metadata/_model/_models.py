@@ -1,6 +1,7 @@
 """Version-agnostic, immutable models of devices, and typed access to their attributes.
 
-The models are frozen, slotted standard-library dataclasses that mirror the wire schema. pydantic
+The models are frozen, slotted standard-library dataclasses (made by ``_frozen.frozen_model``,
+which compiles nothing at import) that mirror the wire schema. pydantic
 understands them natively (field aliases come from ``__pydantic_config__``), which is how the JSON
 Schemas in ``schemas/`` are generated, yet importing and decoding never load pydantic: its
 BaseModel alone costs more import time than a whole ``dra-metadata show``, and building
