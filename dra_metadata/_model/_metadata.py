@@ -67,21 +67,10 @@ class DeviceMetadataRequest:
         # Written out, as __hash__: faster than what frozen_model makes (a test ties them).
         if other.__class__ is not self.__class__:
             return NotImplemented
-        return (
-            self.name,
-            self.devices,
-        ) == (
-            other.name,
-            other.devices,
-        )
+        return (self.name, self.devices) == (other.name, other.devices)
 
     def __hash__(self) -> int:
-        return hash(
-            (
-                self.name,
-                self.devices,
-            )
-        )
+        return hash((self.name, self.devices))
 
     def __init__(self, name: str = "", devices: Sequence[Device] = ()) -> None:
         _store(self, "name", name)
@@ -126,12 +115,7 @@ class DeviceMetadata:
         # Written out, as __hash__: faster than what frozen_model makes (a test ties them).
         if other.__class__ is not self.__class__:
             return NotImplemented
-        return (
-            self.api_version,
-            self.metadata,
-            self.pod_claim_name,
-            self.requests,
-        ) == (
+        return (self.api_version, self.metadata, self.pod_claim_name, self.requests) == (
             other.api_version,
             other.metadata,
             other.pod_claim_name,
@@ -139,14 +123,7 @@ class DeviceMetadata:
         )
 
     def __hash__(self) -> int:
-        return hash(
-            (
-                self.api_version,
-                self.metadata,
-                self.pod_claim_name,
-                self.requests,
-            )
-        )
+        return hash((self.api_version, self.metadata, self.pod_claim_name, self.requests))
 
     def __init__(
         self,

@@ -87,24 +87,14 @@ class NetworkDeviceData:
         # Written out, as __hash__: faster than what frozen_model makes (a test ties them).
         if other.__class__ is not self.__class__:
             return NotImplemented
-        return (
-            self.interface_name,
-            self.ips,
-            self.hardware_address,
-        ) == (
+        return (self.interface_name, self.ips, self.hardware_address) == (
             other.interface_name,
             other.ips,
             other.hardware_address,
         )
 
     def __hash__(self) -> int:
-        return hash(
-            (
-                self.interface_name,
-                self.ips,
-                self.hardware_address,
-            )
-        )
+        return hash((self.interface_name, self.ips, self.hardware_address))
 
     def __init__(
         self, interface_name: str = "", ips: Sequence[str] = (), hardware_address: str = ""
@@ -142,13 +132,7 @@ class Device:
         # Written out, as __hash__: faster than what frozen_model makes (a test ties them).
         if other.__class__ is not self.__class__:
             return NotImplemented
-        return (
-            self.driver,
-            self.pool,
-            self.name,
-            self.attributes,
-            self.network_data,
-        ) == (
+        return (self.driver, self.pool, self.name, self.attributes, self.network_data) == (
             other.driver,
             other.pool,
             other.name,
@@ -157,15 +141,7 @@ class Device:
         )
 
     def __hash__(self) -> int:
-        return hash(
-            (
-                self.driver,
-                self.pool,
-                self.name,
-                self.attributes,
-                self.network_data,
-            )
-        )
+        return hash((self.driver, self.pool, self.name, self.attributes, self.network_data))
 
     def __init__(
         self,
