@@ -24,7 +24,6 @@ import orjson
 
 from dra_metadata._decoding._convert import metadata_from_wire
 from dra_metadata._decoding._fields import NeedsExactPath, WireTypeError, describe
-from dra_metadata._decoding._hints import syntax_hint
 from dra_metadata._decoding._result import DecodeResult, build_result
 from dra_metadata._decoding._split import (
     _SMALL_OBJECT,
@@ -411,6 +410,8 @@ def _read_object(
         if error.truncated:
             message += _TRUNCATED_HINT
         else:
+            from dra_metadata._decoding._hints import syntax_hint  # noqa: PLC0415 - on errors only
+
             message += syntax_hint(data, position, error.offset, index, path)
         raise MetadataDecodeError(
             f"read metadata object from stream: object {index}: {message}",

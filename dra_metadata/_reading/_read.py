@@ -25,7 +25,6 @@ from dra_metadata._model._metadata import (
     MetadataSource,
     ObjectMeta,
 )
-from dra_metadata._model._notices import warn
 from dra_metadata._reading._missing import _option, describe_missing, listing
 from dra_metadata._reading._paths import (
     METADATA_FILE_SUFFIX,
@@ -160,6 +159,8 @@ def _warn_stale(path: Path, status: os.stat_result, generation: int) -> None:
     if key in _stale_warned or not WARN_STALE.get():
         return
     _stale_warned.add(key)
+    from dra_metadata._model._notices import warn  # noqa: PLC0415 - only with a warning to give
+
     warn(
         "%s: stale view: the driver replaced this file on the host and this container still "
         "sees the old one (generation %d); restart the container to see the new one",

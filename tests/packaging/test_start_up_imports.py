@@ -64,7 +64,6 @@ READING = {
     "dra_metadata._model._frozen",  # the models' methods, made without compiling any
     "dra_metadata._model._raw_json",  # comparing raw JSON (fieldsV1) without recursion
     "dra_metadata._model._semver",  # Version, a version attribute's value
-    "dra_metadata._model._notices",  # warnings; logging itself only when there is one
     "dra_metadata._model._typed_reads",  # Device.attribute(..., type=int): the models' own
     "dra_metadata._model._versions",
     "dra_metadata._decoding",  # the fast path: splitting, orjson, the compiled check
@@ -72,7 +71,6 @@ READING = {
     "dra_metadata._decoding._decode",
     "dra_metadata._decoding._fields",
     "dra_metadata._decoding._gotime",
-    "dra_metadata._decoding._hints",  # what a syntax error's message adds (a BOM, not JSON)
     "dra_metadata._decoding._result",  # DecodeResult
     "dra_metadata._decoding._speedups",
     "dra_metadata._decoding._split",
