@@ -33,10 +33,7 @@ from dra_metadata._model._metadata import (
     ManagedFieldsEntry,
     ObjectMeta,
     OwnerReference,
-    build_managed_fields_entry,
     build_metadata,
-    build_object_meta,
-    build_owner_reference,
     build_request,
 )
 from dra_metadata._model._models import (
@@ -45,6 +42,11 @@ from dra_metadata._model._models import (
     NetworkDeviceData,
     build_device,
     build_network_data,
+)
+from dra_metadata._model._object_meta import (
+    build_managed_fields_entry,
+    build_object_meta,
+    build_owner_reference,
 )
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing

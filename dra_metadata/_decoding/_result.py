@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 from dra_metadata._model._building import twin_of
-from dra_metadata._model._models import frozen_model
+from dra_metadata._model._frozen import frozen_model
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
-
 if TYPE_CHECKING:
     from dra_metadata._model._metadata import DeviceMetadata
     from dra_metadata._validation._findings import FieldError

@@ -21,27 +21,17 @@ from dra_metadata._model._checks import (
 )
 from dra_metadata._model._frozen import FACTORY, frozen_model
 from dra_metadata._model._models import Device
-from dra_metadata._model._object_meta import (
-    ManagedFieldsEntry,
-    ObjectMeta,
-    OwnerReference,
-    build_managed_fields_entry,
-    build_object_meta,
-    build_owner_reference,
-)
+from dra_metadata._model._object_meta import ManagedFieldsEntry, ObjectMeta, OwnerReference
 from dra_metadata._model._repr import set_fields_repr
 
-__all__ = [  # with what the layers above import from here, defined in _object_meta
+__all__ = [  # with the models of _object_meta, which the layers above import from here
     "DeviceMetadata",
     "DeviceMetadataRequest",
     "ManagedFieldsEntry",
     "MetadataSource",
     "ObjectMeta",
     "OwnerReference",
-    "build_managed_fields_entry",
     "build_metadata",
-    "build_object_meta",
-    "build_owner_reference",
     "build_request",
 ]
 

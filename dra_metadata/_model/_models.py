@@ -52,7 +52,6 @@ __all__ = [  # with what the layers above import from here, defined in _attribut
     "build_device",
     "build_network_data",
     "camel",
-    "frozen_model",
     "wire_attribute",
 ]
 

@@ -25,14 +25,13 @@ from dra_metadata import strategies as dra_st
 from dra_metadata._decoding._result import build_result
 from dra_metadata._model._attributes import build_attribute
 from dra_metadata._model._frozen import FACTORY, frozen_model
-from dra_metadata._model._metadata import (
+from dra_metadata._model._metadata import build_metadata, build_request
+from dra_metadata._model._models import build_device, build_network_data
+from dra_metadata._model._object_meta import (
     build_managed_fields_entry,
-    build_metadata,
     build_object_meta,
     build_owner_reference,
-    build_request,
 )
-from dra_metadata._model._models import build_device, build_network_data
 from dra_metadata.writer import encode_stream
 
 MODELS: tuple[type, ...] = (
@@ -66,6 +65,12 @@ BUILDERS: dict[type, Any] = {
     dra_metadata.DeviceMetadata: build_metadata,
     dra_metadata.DecodeResult: build_result,
 }
+# Methods that differ from the dataclass's on purpose: the reference takes them too. Every other
+# method, written out (the hot models' __eq__ and __hash__) or made, must be the dataclass's.
+DELIBERATE = {
+    dra_metadata.ManagedFieldsEntry: ("__eq__", "__hash__"),  # raw JSON: no recursion, no hash
+    dra_metadata.ObjectMeta: ("__hash__",),  # labels and annotations hashed as sets of items
+}
 # Arguments whose annotation is wider than the field's on purpose.
 WIDER_ARGUMENTS = {
     (dra_metadata.Device, "attributes"),  # plain values too, made into DeviceAttributes
@@ -91,12 +96,12 @@ def reference_of(model: type) -> type:
         )
         for item in dataclasses.fields(model)
     ]
-    # The methods the class wrote itself (those frozen_model made are not the reference's).
+    # The checks, a repr of the class's own, and the methods in DELIBERATE.
+    own = ["__post_init__", *DELIBERATE.get(model, ())]
+    if not model.__dataclass_params__.repr:
+        own.append("__repr__")
     namespace: dict[str, Any] = {
-        name: method
-        for name in ("__post_init__", "__eq__", "__hash__", "__repr__")
-        if (method := model.__dict__.get(name)) is not None
-        and getattr(method, "__module__", None) != "dra_metadata._model._frozen"
+        name: model.__dict__[name] for name in own if name in model.__dict__
     }
     reference: type = dataclasses.make_dataclass(
         model.__name__,

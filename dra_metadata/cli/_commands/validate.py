@@ -103,6 +103,9 @@ def _walk(directory: Path) -> Iterator[tuple[Path, dict[str, Any] | None]]:
     """Every metadata file entry below ``directory``, in either layout (None: to read), and a
     report for each directory that cannot be listed; byte-wise sorted. Symlinked directories
     are not followed (a loop would never end), a symlinked metadata file is read."""
+    # Loaded when a tree is walked: the command's --help lists this subcommand without it.
+    from dra_metadata._reading._listing import unreadable_entry  # noqa: PLC0415
+
     try:
         with os.scandir(directory) as scanned:
             entries = sorted(scanned, key=lambda entry: os.fsencode(entry.name))
@@ -115,7 +118,7 @@ def _walk(directory: Path) -> Iterator[tuple[Path, dict[str, Any] | None]]:
     for entry in entries:
         path = Path(entry.path)
         if layout_of(path) is not None:
-            entry_problem = _unreadable_entry(path)
+            entry_problem = unreadable_entry(path)
             yield path, None if entry_problem is None else _problem(path, entry_problem)
         try:
             real_directory = entry.is_dir(follow_symlinks=False)
@@ -275,11 +278,3 @@ COMMAND = Command(
     "2 usage, 4 all valid but some stale view (restart the container), 6 something could not "
     "be read (permission denied, I/O error, not a regular file, a directory not listable)",
 )
-
-
-def _unreadable_entry(path: Path) -> DeviceMetadataError | None:
-    """The listing's verdict on an entry it cannot read (loaded when a tree is walked: the
-    command's --help lists this subcommand without it)."""
-    from dra_metadata._reading._listing import unreadable_entry  # noqa: PLC0415 - see above
-
-    return unreadable_entry(path)
