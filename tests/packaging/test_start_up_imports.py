@@ -44,6 +44,7 @@ COMMAND_LINE = {
     "gettext",  # argparse's messages are translatable
     "locale",  # gettext's language lookup
     "_locale",
+    "gc",  # built in: collections off while the command imports, its objects frozen after
     "signal",  # SIGINT and SIGTERM end the command with one line and 130/143
     "select",  # stdout a pipe (as here): whether its reader is gone, before a write fails
     "shlex",  # show -o env, a value that needs quoting for a shell (not loaded otherwise)
