@@ -73,8 +73,9 @@ _ARGUMENT_LABELS = {
 def build_parser(only: str | None = None, *, summaries_only: bool = False) -> ArgumentParser:
     """The argument parser of the command (also used to document it).
 
-    With ``only``, the name of the subcommand a run names, the other subcommands are listed by
-    name only: their modules are not even imported. With ``summaries_only``, every subcommand
+    With ``only``, the name of the subcommand a run names, the parser has that subcommand
+    only: the others are never parsed, and their modules are not even imported (a name that
+    is no subcommand is parsed by the ``summaries_only`` parser, whose error lists them all). With ``summaries_only``, every subcommand
     is listed with its summary but gets no arguments: what the command's own --help, --version
     and errors show, where no subcommand's parser is used.
     """
@@ -95,9 +96,7 @@ def build_parser(only: str | None = None, *, summaries_only: bool = False) -> Ar
     subcommands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for name in command_names():
         if only is not None and name != only:
-            # a name to list, never the one that is parsed: no -h of its own (start-up time)
-            subcommands.add_parser(name, add_help=False)
-            continue
+            continue  # never parsed in this run: neither its module nor a parser of its own
         command = load_command(name)
         if summaries_only:
             subcommands.add_parser(command.name, help=command.summary, add_help=False)
