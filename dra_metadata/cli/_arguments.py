@@ -129,15 +129,22 @@ class ArgumentParser(argparse.ArgumentParser):
         """A word that starts with ``-`` and a digit (``-1s``, ``-.5``) is a value, never an
         option: no option is spelled so, and ``--timeout -1s`` then gets the message of the
         value (argparse takes only plain negative numbers for values)."""
-        if _NEGATIVE_VALUE.match(arg_string):
+        if _starts_as_a_number(arg_string):
             return None
         return super()._parse_optional(arg_string)
 
 
-_NEGATIVE_VALUE = re.compile(r"-\.?[0-9]")
+_DIGITS = frozenset("0123456789")
 
 
-_DURATION = re.compile(r"([0-9]+(?:\.[0-9]+)?)(ms|s|m|h)?")
+def _starts_as_a_number(word: str) -> bool:
+    """``-`` then an ASCII digit, or ``-.`` then one."""
+    rest = word[2:3] if word[1:2] == "." else word[1:2]
+    return word[:1] == "-" and rest in _DIGITS
+
+
+# Patterns compiled on first use (re caches them): most runs parse no duration and no size.
+_DURATION = r"([0-9]+(?:\.[0-9]+)?)(ms|s|m|h)?"
 _UNITS = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0, None: 1.0}
 MAX_POLL_INTERVAL = 24 * 3600.0
 
@@ -152,7 +159,7 @@ def parse_duration(text: str) -> float:
         )
     position, total = 0, 0.0
     while position < len(text):
-        match = _DURATION.match(text, position)
+        match = re.compile(_DURATION).match(text, position)
         if match is None:
             raise argparse.ArgumentTypeError(
                 f"invalid duration {text!r} (use e.g. 90s, 2m, 1h, 1m30s, 500ms)"
@@ -182,7 +189,7 @@ def parse_poll_interval(text: str) -> float:
     return seconds
 
 
-_SIZE = re.compile(r"([0-9]+)\s*([kmgt]?)(i?)(b?)", re.ASCII | re.IGNORECASE)
+_SIZE = r"([0-9]+)\s*([kmgt]?)(i?)(b?)"
 _SIZE_POWERS = {"": 0, "k": 1, "m": 2, "g": 3, "t": 4}
 
 
@@ -192,7 +199,7 @@ def parse_size(text: str) -> int:
     As GNU tools read sizes: K, M, G (and KiB, MiB, GiB) are powers of 1024; KB, MB, GB are
     powers of 1000; a plain number is bytes.
     """
-    match = _SIZE.fullmatch(text.strip())
+    match = re.fullmatch(_SIZE, text.strip(), re.ASCII | re.IGNORECASE)
     if match is None or (match.group(3) and not match.group(2)):
         raise argparse.ArgumentTypeError(
             f"invalid size {text!r} (a number of bytes, or with a unit: 10M, 16MiB, 500KB)"

@@ -74,10 +74,11 @@ def build_parser(only: str | None = None, *, summaries_only: bool = False) -> Ar
     """The argument parser of the command (also used to document it).
 
     With ``only``, the name of the subcommand a run names, the parser has that subcommand
-    only: the others are never parsed, and their modules are not even imported (a name that
-    is no subcommand is parsed by the ``summaries_only`` parser, whose error lists them all). With ``summaries_only``, every subcommand
-    is listed with its summary but gets no arguments: what the command's own --help, --version
-    and errors show, where no subcommand's parser is used.
+    only: the others are never parsed, and their modules are not even imported (a word that
+    names no subcommand is parsed by the ``summaries_only`` parser, whose error lists them
+    all). With ``summaries_only``, every subcommand is listed with its summary but gets no
+    arguments: what the command's own --help, --version and errors show, where no
+    subcommand's parser is used.
     """
     parser = ArgumentParser(
         prog=PROGRAM,
@@ -93,7 +94,12 @@ def build_parser(only: str | None = None, *, summaries_only: bool = False) -> Ar
         root_help=f"{ROOT_HELP}; of the subcommands that read metadata files (not of those "
         "that read the Kubernetes API)",
     )
-    subcommands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    subcommands = parser.add_subparsers(
+        dest="command",
+        metavar="COMMAND",
+        required=True,
+        parser_class=_ListedSubcommand if summaries_only else ArgumentParser,
+    )
     for name in command_names():
         if only is not None and name != only:
             continue  # never parsed in this run: neither its module nor a parser of its own
@@ -120,6 +126,18 @@ def build_parser(only: str | None = None, *, summaries_only: bool = False) -> Ar
         )
         parser.subcommands[command.name] = subparser
     return parser
+
+
+class _ListedSubcommand(ArgumentParser):
+    """A subcommand as the command's --help, --version and errors list it: a name, and the
+    summary that the subparsers action keeps. Such a run parses no subcommand (it names
+    none, or a word that is none), so nothing of a parser is set up (start-up time)."""
+
+    def __init__(self, **options: object) -> None:
+        self.prog = str(options["prog"])
+
+    def parse_known_args(self, *_: object, **__: object) -> NoReturn:
+        raise AssertionError(f"{self.prog}: a listed subcommand is never parsed")
 
 
 def _subcommand_position(argv: list[str]) -> int | None:

@@ -43,7 +43,17 @@ def test_help_is_argparses_own(columns: str, monkeypatch: pytest.MonkeyPatch) ->
 
 
 @pytest.mark.parametrize(
-    "arguments", [["--help"], [], ["bogus"], ["--root"], ["--debug", "-h", "show"]]
+    "arguments",
+    [
+        ["--help"],
+        [],
+        ["bogus"],
+        ["--root"],
+        ["--debug", "-h", "show"],
+        ["--version", "show"],
+        ["--", "--help"],
+        ["--root", "show"],
+    ],
 )
 def test_the_commands_own_help_and_errors_are_the_full_parsers(arguments: list[str]) -> None:
     # The command's --help and its own errors list the subcommands with their summaries only:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import shlex
 
 from dra_metadata.cli._arguments import (
     Command,
@@ -13,16 +12,24 @@ from dra_metadata.cli._arguments import (
 )
 from dra_metadata.cli._exit import EXIT_OK, report_stale
 from dra_metadata.cli._output import Output
-from dra_metadata.cli._variables import add_variable_arguments, chosen_variables, variable_values
+
+# The variables are imported when the arguments are added or the command runs: --help lists
+# every subcommand by its summary alone.
 
 
 def _add_arguments(parser: argparse.ArgumentParser) -> None:
+    from dra_metadata.cli._variables import add_variable_arguments  # noqa: PLC0415
+
     add_claim_arguments(parser)
     add_variable_arguments(parser, required=True)
     add_max_size_argument(parser)
 
 
 def _run(arguments: argparse.Namespace, out: Output) -> int:
+    import shlex  # noqa: PLC0415
+
+    from dra_metadata.cli._variables import chosen_variables, variable_values  # noqa: PLC0415
+
     chosen = chosen_variables(arguments)
     metadata = read_claim(arguments)
     values = variable_values(metadata, chosen, arguments.join)

@@ -25,11 +25,15 @@ from dra_metadata.cli._exit import (
     report_stale,
 )
 from dra_metadata.cli._output import Output
-from dra_metadata.cli._variables import add_variable_arguments, chosen_variables, variable_values
-from dra_metadata.cli._waiting import add_wait_arguments, check_exec_wait, wait_until_ready
+
+# The variables and the waiting are imported when the arguments are added or the command
+# runs: --help lists every subcommand by its summary alone.
 
 
 def _add_arguments(parser: argparse.ArgumentParser) -> None:
+    from dra_metadata.cli._variables import add_variable_arguments  # noqa: PLC0415
+    from dra_metadata.cli._waiting import add_wait_arguments  # noqa: PLC0415
+
     add_claim_arguments(parser)
     add_variable_arguments(parser, required=False)
     add_wait_arguments(parser, default="default: no wait (--timeout alone waits for file)")
@@ -44,6 +48,9 @@ def _run(arguments: argparse.Namespace, out: Output) -> int:
         raise UsageError("exec needs -- COMMAND [ARG...] after its options")
     if not command[0]:
         raise UsageError("COMMAND after -- is empty: name the program to run")
+    from dra_metadata.cli._variables import chosen_variables, variable_values  # noqa: PLC0415
+    from dra_metadata.cli._waiting import check_exec_wait, wait_until_ready  # noqa: PLC0415
+
     chosen = chosen_variables(arguments)
     wait = check_exec_wait(arguments)
     if wait is not None:

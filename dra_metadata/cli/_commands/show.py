@@ -7,7 +7,6 @@ import re
 from pathlib import Path
 
 import dra_metadata
-from dra_metadata import DeviceMetadata
 from dra_metadata.cli._arguments import (
     Command,
     add_claim_arguments,
@@ -19,6 +18,10 @@ from dra_metadata.cli._arguments import (
 )
 from dra_metadata.cli._exit import EXIT_OK, report_stale
 from dra_metadata.cli._output import Output, attribute_text, safe_text, table
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
+if TYPE_CHECKING:
+    from dra_metadata import DeviceMetadata
 
 KEY_ATTRIBUTES = ("uuid", "pciBusID", "productName", "model", "index", "numaNode")
 """Attributes the table shows first, under whatever domain the file has them."""
@@ -98,14 +101,15 @@ def shown_value(attribute: dra_metadata.DeviceAttribute) -> str:
         return text  # "(int, string)": no value to quote
     if value is None:
         return text  # "(unset)"
-    if text and not _NEEDS_QUOTES.search(text):
+    if text and not re.search(_NEEDS_QUOTES, text):
         return text
     import shlex  # noqa: PLC0415 - only for -o env with a value that needs quoting
 
     return shlex.quote(text)
 
 
-_NEEDS_QUOTES = re.compile(r"[\s'\"\\\x00-\x1f\x7f-\x9f$`]")
+_NEEDS_QUOTES = r"[\s'\"\\\x00-\x1f\x7f-\x9f$`]"
+"""Compiled on first use (re caches it): a table only, and only with attributes to show."""
 
 
 def attribute_cell(device: dra_metadata.Device) -> list[str]:

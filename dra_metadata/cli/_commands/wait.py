@@ -8,15 +8,14 @@ from dra_metadata._model._errors import shown_names
 from dra_metadata.cli._arguments import Command, add_claim_arguments, add_max_size_argument
 from dra_metadata.cli._exit import EXIT_OK
 from dra_metadata.cli._output import Output, safe_text
-from dra_metadata.cli._waiting import (
-    add_wait_arguments,
-    chosen_wait,
-    wait_source,
-    wait_until_ready,
-)
+
+# The waiting is imported when the arguments are added or the command runs: --help lists
+# every subcommand by its summary alone.
 
 
 def _add_arguments(parser: argparse.ArgumentParser) -> None:
+    from dra_metadata.cli._waiting import add_wait_arguments  # noqa: PLC0415
+
     add_claim_arguments(parser)
     add_wait_arguments(parser, default="default file")
     add_max_size_argument(parser)
@@ -30,6 +29,8 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _run(arguments: argparse.Namespace, out: Output) -> int:
+    from dra_metadata.cli._waiting import chosen_wait, wait_source, wait_until_ready  # noqa: PLC0415
+
     wait = chosen_wait(arguments, wait_source(arguments))
     metadata = wait_until_ready(arguments, wait)  # a stale view: StaleMetadataError, exit 4
     if arguments.output == "json":
