@@ -491,7 +491,8 @@ class TestStaleViews:
             with opened_paths() as opened:
                 (source,) = read_metadata_file(path).sources
             assert (source.stale, source.generation) == (frozen, 1)
-            assert opened == [str(path)]
+            # Files of the test only: a frozen view's warning may import its logger's module.
+            assert [name for name in opened if name.startswith(str(tmp_path))] == [str(path)]
         finally:
             os.close(descriptor)
 
