@@ -42,15 +42,29 @@ SUBDOMAIN_PATTERN = rf"{LABEL_PATTERN}(\.{LABEL_PATTERN})*"
 _CASELESS_LETTERS = "a-zA-Z\u017f\u212a"
 _CASELESS_LABEL = rf"[{_CASELESS_LETTERS}0-9]([-{_CASELESS_LETTERS}0-9]*[{_CASELESS_LETTERS}0-9])?"
 _CASELESS_SUBDOMAIN = rf"{_CASELESS_LABEL}(\.{_CASELESS_LABEL})*"
+# The checks of these three spell the patterns out (compiling them costs more than a run of
+# validate on a tree); a test holds each to its pattern.
+_LABEL_CHARACTERS = frozenset("-0123456789abcdefghijklmnopqrstuvwxyz")
+_CASELESS_LABEL_CHARACTERS = _LABEL_CHARACTERS | frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZ\u017f\u212a")
+
+
+def is_label(text: str, *, caseless: bool = False) -> bool:
+    """Whether ``text`` is spelled as LABEL_PATTERN says (or _CASELESS_LABEL): letters,
+    digits and '-', starting and ending with a letter or digit. Length apart."""
+    characters = _CASELESS_LABEL_CHARACTERS if caseless else _LABEL_CHARACTERS
+    return text[:1] not in {"", "-"} and text[-1] != "-" and characters.issuperset(text)
+
+
+def is_subdomain(text: str, *, caseless: bool = False) -> bool:
+    """Whether ``text`` is spelled as SUBDOMAIN_PATTERN says (or _CASELESS_SUBDOMAIN):
+    dot-separated labels. Length apart."""
+    return all(is_label(label, caseless=caseless) for label in text.split("."))
 
 
 @cache
 def _pattern(name: str) -> re.Pattern[str]:
     """Compiled on first use: validation is optional, import time is not."""
     return {
-        "label": lambda: re.compile(LABEL_PATTERN),
-        "subdomain": lambda: re.compile(SUBDOMAIN_PATTERN),
-        "subdomain-caseless": lambda: re.compile(_CASELESS_SUBDOMAIN),
         "c-identifier": lambda: re.compile(r"[A-Za-z_][A-Za-z0-9_]*"),
         "semver": lambda: re.compile(SEMVER_PATTERN),  # the pattern Version parses with
     }[name]()
@@ -81,8 +95,8 @@ def _label_findings(text: str) -> tuple[_Finding, ...]:
     findings: list[_Finding] = []
     if _size(text) > 63:
         findings.append(("invalid", "must be no more than 63 bytes"))
-    if _pattern("label").fullmatch(text) is None:
-        dotted = _pattern("subdomain").fullmatch(text) is not None
+    if not is_label(text):
+        dotted = is_subdomain(text)
         findings.append(("invalid", "must not contain dots" if dotted else _LABEL_DETAIL))
     return tuple(findings)
 
@@ -93,9 +107,9 @@ def _subdomain_problems(text: str, *, caseless: bool = False) -> list[str]:
     if _size(text) > 253:
         problems.append("must be no more than 253 bytes")
     if caseless:
-        if _pattern("subdomain-caseless").fullmatch(text) is None:
+        if not is_subdomain(text, caseless=True):
             problems.append(_CASELESS_SUBDOMAIN_DETAIL)
-    elif _pattern("subdomain").fullmatch(text) is None:
+    elif not is_subdomain(text):
         problems.append(_SUBDOMAIN_DETAIL)
     return problems
 
