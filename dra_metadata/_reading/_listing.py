@@ -11,7 +11,6 @@ import errno
 import os
 import stat
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 from dra_metadata._decoding._decode import resolve_profile
@@ -20,6 +19,7 @@ from dra_metadata._model._errors import (
     MetadataNotFoundError,
     MetadataReadError,
 )
+from dra_metadata._model._frozen import frozen_model
 from dra_metadata._model._metadata import DeviceMetadata, MetadataSource
 from dra_metadata._model._models import Device
 from dra_metadata._reading._missing import describe_missing_root
@@ -47,13 +47,14 @@ if TYPE_CHECKING:
 
     ClaimKind = Literal["claim", "template"]
 
+_store = object.__setattr__
 _SUBDIRECTORIES: tuple[tuple[ClaimKind, str], ...] = (
     ("claim", RESOURCE_CLAIMS_SUBDIR),
     ("template", RESOURCE_CLAIM_TEMPLATES_SUBDIR),
 )
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_model
 class MountedClaim:
     """One request directory of a claim mounted in this container, and the files it holds.
 
@@ -72,6 +73,22 @@ class MountedClaim:
     paths: tuple[Path, ...]
     root: Path
     """The root it was found under (what the readers get as ``root=``)."""
+
+    def __init__(
+        self,
+        kind: ClaimKind,
+        claim_name: str,
+        request_name: str,
+        drivers: tuple[str, ...],
+        paths: tuple[Path, ...],
+        root: Path,
+    ) -> None:
+        _store(self, "kind", kind)
+        _store(self, "claim_name", claim_name)
+        _store(self, "request_name", request_name)
+        _store(self, "drivers", drivers)
+        _store(self, "paths", paths)
+        _store(self, "root", root)
 
     @property
     def template(self) -> bool:
@@ -106,7 +123,7 @@ class MountedClaim:
         )
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_model
 class MountedDevice:
     """A device mounted in this container, with the claim, request and file it comes from.
 
@@ -122,6 +139,14 @@ class MountedDevice:
     source: MetadataSource
     """The file that lists the device: path, driver, generation and the whole object (with
     the claim's name, namespace and uid)."""
+
+    def __init__(
+        self, claim: MountedClaim, request_name: str, device: Device, source: MetadataSource
+    ) -> None:
+        _store(self, "claim", claim)
+        _store(self, "request_name", request_name)
+        _store(self, "device", device)
+        _store(self, "source", source)
 
 
 OnError = Callable[[MetadataReadError], object]

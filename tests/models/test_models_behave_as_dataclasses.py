@@ -46,12 +46,16 @@ MODELS: tuple[type, ...] = (
     dra_metadata.MetadataSource,
     dra_metadata.DecodeResult,
     dra_metadata.FieldError,
+    dra_metadata.MountedClaim,  # what list_claims and list_devices return, made the same way
+    dra_metadata.MountedDevice,
 )
 # Those whose first fields have no default.
 MADE_WITH_ARGUMENTS = (
     dra_metadata.MetadataSource,
     dra_metadata.DecodeResult,
     dra_metadata.FieldError,
+    dra_metadata.MountedClaim,
+    dra_metadata.MountedDevice,
 )
 # The decoder's unchecked constructors, which each model writes out next to its class.
 BUILDERS: dict[type, Any] = {
@@ -156,6 +160,18 @@ def models_in(metadata: dra_metadata.DeviceMetadata) -> list[Any]:
     )
     result = build_result(metadata, "metadata.resource.k8s.io/v1beta1", ("v9",), (finding,))
     found += [source, result, finding]
+    claim = dra_metadata.MountedClaim(
+        "claim",
+        metadata.name,
+        "gpu",
+        ("gpu.example.com",),
+        (Path("/x/gpu.example.com-metadata.json"),),
+        Path("/x"),
+    )
+    found.append(claim)
+    found += [
+        dra_metadata.MountedDevice(claim, "gpu", device, source) for device in metadata.devices
+    ]
     return found
 
 
