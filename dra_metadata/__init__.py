@@ -10,6 +10,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from dra_metadata._decoding._decode import decode_stream
     from dra_metadata._decoding._result import DecodeResult
+    from dra_metadata._model._conditions import Condition
     from dra_metadata._model._errors import (
         AttributeNotFoundError,
         AttributeValueError,
@@ -82,28 +83,20 @@ if TYPE_CHECKING:
         json_schema,
     )
     from dra_metadata._validation._validate import validate
-    from dra_metadata._watch import (
-        FORCE_POLLING_ENVIRONMENT_VARIABLE,
-        NETWORK_FIELDS,
-        Condition,
-        MetadataEvent,
-        MetadataEventKind,
-        StopEvent,
-        WaitSource,
-        await_for,
-        await_for_network_data,
-        await_until,
+    from dra_metadata._watch._awaits import await_for, await_for_network_data, await_until
+    from dra_metadata._watch._events import MetadataEvent, MetadataEventKind
+    from dra_metadata._watch._functions import (
         awatch_claim_metadata,
         awatch_metadata_file,
         awatch_template_metadata,
-        network_data_condition,
-        wait_for,
-        wait_for_network_data,
-        wait_until,
         watch_claim_metadata,
         watch_metadata_file,
         watch_template_metadata,
     )
+    from dra_metadata._watch._options import FORCE_POLLING_ENVIRONMENT_VARIABLE
+    from dra_metadata._watch._sources import wait_for, wait_for_network_data, wait_until
+    from dra_metadata._watch._type_names import StopEvent, WaitSource
+    from dra_metadata._watch._waits import NETWORK_FIELDS, network_data_condition
 
     __version__: str
     """The installed distribution's version (``0.1.0``)."""
@@ -212,31 +205,24 @@ _LAZY: dict[str, str] = {
         ("validate",),
         "_validation._validate",
     ),
+    "Condition": "_model._conditions",
+    **dict.fromkeys(("await_for", "await_for_network_data", "await_until"), "_watch._awaits"),
+    **dict.fromkeys(("MetadataEvent", "MetadataEventKind"), "_watch._events"),
     **dict.fromkeys(
         (
-            "FORCE_POLLING_ENVIRONMENT_VARIABLE",
-            "NETWORK_FIELDS",
-            "Condition",
-            "MetadataEvent",
-            "MetadataEventKind",
-            "StopEvent",
-            "WaitSource",
-            "await_for",
-            "await_for_network_data",
-            "await_until",
             "awatch_claim_metadata",
             "awatch_metadata_file",
             "awatch_template_metadata",
-            "network_data_condition",
-            "wait_for",
-            "wait_for_network_data",
-            "wait_until",
             "watch_claim_metadata",
             "watch_metadata_file",
             "watch_template_metadata",
         ),
-        "_watch",
+        "_watch._functions",
     ),
+    "FORCE_POLLING_ENVIRONMENT_VARIABLE": "_watch._options",
+    **dict.fromkeys(("wait_for", "wait_for_network_data", "wait_until"), "_watch._sources"),
+    **dict.fromkeys(("StopEvent", "WaitSource"), "_watch._type_names"),
+    **dict.fromkeys(("NETWORK_FIELDS", "network_data_condition"), "_watch._waits"),
 }
 
 __all__ = [

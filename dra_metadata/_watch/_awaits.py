@@ -13,14 +13,14 @@ from dra_metadata._model._metadata import DeviceMetadata
 from dra_metadata._model._models import Device
 from dra_metadata._reading._paths import StrPath
 from dra_metadata._reading._read import DEFAULT_MAX_SIZE
-from dra_metadata._watch._events import StopEvent
-from dra_metadata._watch._options import WaitSource
 from dra_metadata._watch._sources import _for_devices, _for_network_data, _plan
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
 
 if TYPE_CHECKING:
     from lightkube import AsyncClient, Client
+
+    from dra_metadata._watch._type_names import StopEvent, WaitSource
 
 
 async def await_until(  # noqa: PLR0913 - the options of both sources, and progress reporting

@@ -27,7 +27,6 @@ from __future__ import annotations
 import errno
 import math
 import os
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from dra_metadata._decoding._decode import decode_bytes
@@ -54,13 +53,13 @@ from dra_metadata._reading._read import (
     request_view,
 )
 from dra_metadata._watch._events import MetadataEvent, MetadataEventKind, classify
-from dra_metadata._watch._hub import Signature, signature, signature_of
 from dra_metadata._watch._inotify import Hints
 from dra_metadata._watch._options import (
     checked_max_size,
     checked_poll_interval,
     resolve_force_polling,
 )
+from dra_metadata._watch._signatures import Signature, signature, signature_of
 
 BACKSTOP_INTERVALS = 30
 """With inotify, every file is re-read at this many poll intervals whatever happens."""
@@ -70,17 +69,32 @@ _CONFIRM_SECONDS = 0.05  # re-read before reporting a file that cannot be decode
 _Change = tuple[MetadataEventKind, Path, "str | None"]
 
 
-@dataclass
 class _FileState:
-    driver: str | None
-    identity: tuple[int, int] | None = None  # (st_dev, st_ino) of the last good read
-    content: bytes | None = None
-    source: MetadataSource | None = None
-    stale_reported: bool = False
-    retry_at: float | None = None
-    retry_delay: float = _FIRST_RETRY_SECONDS
-    problem: str | None = None  # why the file is not usable yet
-    failed_error: MetadataDecodeError | None = None
+    """What a watcher knows of one file (plain slots: a dataclass would compile its methods
+    when a wait starts)."""
+
+    __slots__ = (
+        "content",
+        "driver",
+        "failed_error",
+        "identity",
+        "problem",
+        "retry_at",
+        "retry_delay",
+        "source",
+        "stale_reported",
+    )
+
+    def __init__(self, driver: str | None) -> None:
+        self.driver = driver
+        self.identity: tuple[int, int] | None = None  # (st_dev, st_ino) of the last good read
+        self.content: bytes | None = None
+        self.source: MetadataSource | None = None
+        self.stale_reported = False
+        self.retry_at: float | None = None
+        self.retry_delay = _FIRST_RETRY_SECONDS
+        self.problem: str | None = None  # why the file is not usable yet
+        self.failed_error: MetadataDecodeError | None = None
 
 
 def _key(path: Path, driver: str | None) -> str:
@@ -101,25 +115,52 @@ def unreadable(path: Path, action: str, error: OSError) -> MetadataReadError:
     return MetadataReadError(f"{action}: {reason}", path=path, os_errno=error.errno)
 
 
-@dataclass
 class Watcher:
-    """The state machine behind every watch and wait, sync or async."""
+    """The state machine behind every watch and wait, sync or async.
 
-    directory: Path
-    single_file: Path | None
-    poll_interval: float
-    force_polling: bool
-    max_size: int = DEFAULT_MAX_SIZE
-    """Files larger than this are refused (MetadataTooLargeError), as the read functions do."""
-    files: dict[Path, _FileState] = field(default_factory=dict)
-    removed: dict[Path, MetadataSource] = field(default_factory=dict)
-    full_scan_due: float = 0.0
-    problem: str | None = None
-    """Why the files are not usable yet (absent, being written, undecodable), after a scan."""
-    hints: Hints = field(default_factory=Hints)
-    request_name: str | None = None
-    """The request (or subrequest) the caller asked for; None (a single file) selects nothing."""
-    _last_status: os.stat_result | None = field(default=None, init=False, repr=False)
+    ``max_size``: files larger than this are refused (MetadataTooLargeError), as the read
+    functions do; ``request_name``: the request (or subrequest) the caller asked for (None, a
+    single file, selects nothing). After a scan, ``problem`` says why the files are not usable
+    yet (absent, being written, undecodable).
+    """
+
+    __slots__ = (
+        "_last_status",
+        "directory",
+        "files",
+        "force_polling",
+        "full_scan_due",
+        "hints",
+        "max_size",
+        "poll_interval",
+        "problem",
+        "removed",
+        "request_name",
+        "single_file",
+    )
+
+    def __init__(
+        self,
+        directory: Path,
+        single_file: Path | None,
+        poll_interval: float,
+        force_polling: bool,
+        max_size: int = DEFAULT_MAX_SIZE,
+        *,
+        request_name: str | None = None,
+    ) -> None:
+        self.directory = directory
+        self.single_file = single_file
+        self.poll_interval = poll_interval
+        self.force_polling = force_polling
+        self.max_size = max_size
+        self.request_name = request_name
+        self.files: dict[Path, _FileState] = {}
+        self.removed: dict[Path, MetadataSource] = {}
+        self.full_scan_due = 0.0
+        self.problem: str | None = None
+        self.hints = Hints()
+        self._last_status: os.stat_result | None = None
 
     def start_hints(self) -> bool:
         """Start inotify unless polling is forced or it is running; True when it started."""

@@ -4,22 +4,12 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
 
+from dra_metadata._model._frozen import frozen_model
 from dra_metadata._model._metadata import DeviceMetadata, MetadataSource
 
-
-class StopEvent(Protocol):
-    """Anything with ``is_set()``: threading.Event, asyncio.Event, multiprocessing.Event.
-
-    A watch or wait given one as ``stop_event`` ends once it is set: a threading.Event or
-    multiprocessing.Event ends a watch or wait at once, an asyncio.Event an ``awatch_*`` or
-    ``await_*`` at once; any other object is looked at every 100 ms.
-    """
-
-    def is_set(self) -> bool: ...
+_store = object.__setattr__
 
 
 class MetadataEventKind(enum.Enum):
@@ -44,7 +34,7 @@ class MetadataEventKind(enum.Enum):
     __module__ = "dra_metadata"
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_model
 class MetadataEvent:
     """One change seen by a watcher (watch_claim_metadata and its twins yield them).
 
@@ -67,6 +57,20 @@ class MetadataEvent:
     """The driver of the file this event is about, when its name says."""
 
     __module__ = "dra_metadata"
+
+    def __init__(
+        self,
+        kind: MetadataEventKind,
+        metadata: DeviceMetadata | None,
+        generations: Mapping[str, int],
+        paths: tuple[Path, ...],
+        driver: str | None = None,
+    ) -> None:
+        _store(self, "kind", kind)
+        _store(self, "metadata", metadata)
+        _store(self, "generations", generations)
+        _store(self, "paths", paths)
+        _store(self, "driver", driver)
 
     def __hash__(self) -> int:
         # generations is a dict, which has no hash: hashed as the set of its items.

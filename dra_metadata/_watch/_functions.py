@@ -8,9 +8,13 @@ from collections.abc import AsyncIterator, Iterator
 from dra_metadata._reading._paths import StrPath
 from dra_metadata._reading._read import DEFAULT_MAX_SIZE
 from dra_metadata._watch._engine import Watcher, claim_watcher, file_watcher
-from dra_metadata._watch._events import MetadataEvent, StopEvent
+from dra_metadata._watch._events import MetadataEvent
 from dra_metadata._watch._options import checked_timeout
 from dra_metadata._watch._pacing import AsyncPacer, Pacer
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
+if TYPE_CHECKING:
+    from dra_metadata._watch._type_names import StopEvent
 
 
 def _steps(

@@ -32,47 +32,46 @@ from __future__ import annotations
 
 import contextlib
 import math
-import operator
 import os
 import select
 import threading
 import time
 import weakref
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
 
+from dra_metadata._watch._signatures import Signature, signature
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
 if TYPE_CHECKING:  # asyncio itself only where a loop runs: a sync wait never imports it
     import asyncio
+    from typing import Any, Protocol
 
-Signature = tuple[int, ...] | None
-"""What a stat of a path says about its content: None while it is absent."""
+    class Subscriber(Protocol):
+        """What a hub calls on a watcher (``_inotify.Hints``), with the hub's lock held."""
+
+        def watching(self, descriptor: int, entry: tuple[bool, Path]) -> None:
+            """``descriptor`` now also watches ``entry`` (a directory?, its path)."""
+
+        def hinted(self, descriptor: int, name: str) -> None:
+            """An event on ``descriptor`` that the watcher asked for (``name``: in a directory)."""
+
+        def lost(self, descriptor: int) -> None:
+            """The kernel removed ``descriptor`` (IN_IGNORED): its inode is gone."""
+
+        def overflowed_queue(self) -> None:
+            """Events were lost (IN_Q_OVERFLOW, or the instance failed): look at everything."""
+
+        def stat_changed(self, path: Path) -> None:
+            """The periodic check found ``path`` changed (not the expected signature)."""
+
+        def wake(self) -> None:
+            """Called after the events of a read were handed out, without the hub's lock."""
+
 
 # inotify masks (values from <sys/inotify.h>).
 IN_Q_OVERFLOW, IN_IGNORED, IN_UNMOUNT = 0x4000, 0x8000, 0x2000
 _IN_MASK_ADD, _IN_ONLYDIR, _IN_DELETE_SELF = 0x20000000, 0x01000000, 0x400
 _THREAD_LOOK_MILLISECONDS = 1000  # how long the hub's thread may outlive it, at most
-
-
-class Subscriber(Protocol):
-    """What a hub calls on a watcher (``_inotify.Hints``), with the hub's lock held."""
-
-    def watching(self, descriptor: int, entry: tuple[bool, Path]) -> None:
-        """``descriptor`` now also watches ``entry`` (a directory?, its path) for the watcher."""
-
-    def hinted(self, descriptor: int, name: str) -> None:
-        """An event on ``descriptor`` that the watcher asked for (``name``: in a directory)."""
-
-    def lost(self, descriptor: int) -> None:
-        """The kernel removed ``descriptor`` (IN_IGNORED): its inode is gone."""
-
-    def overflowed_queue(self) -> None:
-        """Events were lost (IN_Q_OVERFLOW, or the instance failed): look at everything."""
-
-    def stat_changed(self, path: Path) -> None:
-        """The periodic check found ``path`` changed (its signature is not the expected one)."""
-
-    def wake(self) -> None:
-        """Called after the events of a read were handed out, without the hub's lock."""
 
 
 class Hub:
@@ -243,30 +242,6 @@ class _Expected:
         self.path = path
         self.name = os.fsencode(path)  # the cheapest argument of os.stat
         self.expected = expected
-
-
-_CONTENT_FIELDS = operator.attrgetter(
-    "st_ino", "st_dev", "st_size", "st_mtime_ns", "st_ctime_ns", "st_nlink"
-)
-"""The fields of a status that change with a file's content, fetched in C (the periodic check
-takes them of every watched path once per interval)."""
-
-
-def signature(path: Path | bytes) -> Signature:
-    """What a stat of ``path`` says about its content (an error: its errno, negated)."""
-    try:
-        return _CONTENT_FIELDS(os.stat(path))  # noqa: PTH116 - one system call
-    except FileNotFoundError:
-        return None
-    except OSError as error:
-        return (-(error.errno or 1),)
-
-
-def signature_of(status: os.stat_result | None) -> Signature:
-    """The signature of a status already at hand (None: absent)."""
-    if status is None:
-        return None
-    return _CONTENT_FIELDS(status)
 
 
 class ThreadHub(Hub):

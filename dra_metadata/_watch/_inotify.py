@@ -10,21 +10,23 @@ names the limit reached.
 
 from __future__ import annotations
 
+import _thread
 import errno
 import os
 import stat
 import sys
-import threading
 from collections.abc import Callable
 from pathlib import Path
 
 from dra_metadata._model._notices import warn
-from dra_metadata._watch import _hub
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
 
 if TYPE_CHECKING:  # asyncio itself only where a loop runs: a sync wait never imports it
     import asyncio
+
+    from dra_metadata._watch import _hub
+    from dra_metadata._watch._signatures import Signature
 
 # inotify masks (values from <sys/inotify.h>).
 _IN_MODIFY, _IN_ATTRIB, _IN_CLOSE_WRITE = 0x2, 0x4, 0x8
@@ -151,7 +153,7 @@ class Hints:
     def __init__(self) -> None:
         self.loop: asyncio.AbstractEventLoop | None = None
         self.wake: Callable[[], None] = _nothing
-        self._lock = threading.Lock()  # the changes, between the hub and the watcher
+        self._lock = _thread.allocate_lock()  # the changes, between the hub and the watcher
         self._changed: set[Path] = set()
         self._overflowed = False
         self._hub: _hub.Hub | None = None
@@ -169,6 +171,10 @@ class Hints:
             log_polling(f"inotify is not available on {sys.platform}")
             return False
         try:
+            # Loaded when a watch starts (its thread, its instance); in a process out of
+            # descriptors, opening the module fails as the instance would: then it polls.
+            from dra_metadata._watch import _hub  # noqa: PLC0415
+
             self._hub = _hub.join(self, self.loop)
         except OSError as error:
             log_polling(instance_failure(error))
@@ -188,7 +194,7 @@ class Hints:
         if hub is None or hub.usable:
             return hub
         if hub.pid != os.getpid():  # forked: the instance is the parent's; make our own
-            self._lock = threading.Lock()
+            self._lock = _thread.allocate_lock()
             self._forget()
             self.overflowed_queue()
             return self._hub if self.start() else None
@@ -204,6 +210,8 @@ class Hints:
     def close(self) -> None:
         hub = self._hub
         if hub is not None and hub.pid == os.getpid():
+            from dra_metadata._watch import _hub  # noqa: PLC0415 - loaded when it started
+
             _hub.leave(self, hub, list(self._entries))
         self._forget()
 
@@ -251,7 +259,7 @@ class Hints:
         with self._lock:
             self._changed.add(path)
 
-    def expect(self, interval: float, signatures: dict[Path, _hub.Signature]) -> bool:
+    def expect(self, interval: float, signatures: dict[Path, Signature]) -> bool:
         """Have the hub look at ``signatures``' paths every ``interval`` seconds and hint
         the ones that differ; False where there is no hub (polling)."""
         hub = self._usable()

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import os
-from typing import Literal
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
+if TYPE_CHECKING:
+    from dra_metadata._watch._type_names import WaitSource
 
 FORCE_POLLING_ENVIRONMENT_VARIABLE = "DRA_METADATA_FORCE_POLLING"
 """Set to 1 to make every watcher poll instead of using inotify."""
@@ -36,7 +39,4 @@ def resolve_force_polling(force_polling: bool | None) -> bool:
     return os.environ.get(FORCE_POLLING_ENVIRONMENT_VARIABLE, "").lower() in {"1", "true", "yes"}
 
 
-WaitSource = Literal["file", "api", "auto"]
-"""Where a wait looks: the metadata files, the Kubernetes API, or the files where their
-request directory exists in the container and else the API."""
 WAIT_SOURCES: tuple[WaitSource, ...] = ("file", "api", "auto")

@@ -19,12 +19,13 @@ import time
 from collections.abc import Callable
 
 from dra_metadata._watch._engine import Watcher
-from dra_metadata._watch._events import StopEvent
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
 
 if TYPE_CHECKING:  # asyncio itself only where a loop runs: a sync wait never imports it
     import asyncio
+
+    from dra_metadata._watch._type_names import StopEvent
 
 STOP_CHECK_SECONDS = 0.1
 """A stop_event that cannot be waited on is looked at this often."""

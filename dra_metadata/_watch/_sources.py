@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING, Literal, Protocol
 
 from dra_metadata._model._conditions import Condition
 from dra_metadata._model._metadata import DeviceMetadata
@@ -19,8 +18,7 @@ from dra_metadata._model._models import Device
 from dra_metadata._reading._paths import StrPath, request_dir
 from dra_metadata._reading._read import DEFAULT_MAX_SIZE
 from dra_metadata._watch._engine import unreadable
-from dra_metadata._watch._events import StopEvent
-from dra_metadata._watch._options import WAIT_SOURCES, WaitSource
+from dra_metadata._watch._options import WAIT_SOURCES
 from dra_metadata._watch._waits import (
     FileWait,
     device_condition,
@@ -28,20 +26,25 @@ from dra_metadata._watch._waits import (
     required_fields,
 )
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
 if TYPE_CHECKING:
+    from typing import Literal, Protocol
+
     from lightkube import AsyncClient, Client
+
+    from dra_metadata._watch._type_names import StopEvent, WaitSource
+
+    _Chosen = Literal["file", "api"]
+    _ConditionFor = Callable[[_Chosen], Condition]
+
+    class _Wait(Protocol):
+        def run(self) -> DeviceMetadata: ...
+
+        async def arun(self) -> DeviceMetadata: ...
+
 
 DEFAULT_POLL_INTERVAL = 1.0
 """Seconds between re-reads of the files when no ``poll_interval`` is given."""
-
-_Chosen = Literal["file", "api"]
-_ConditionFor = Callable[[_Chosen], Condition]
-
-
-class _Wait(Protocol):
-    def run(self) -> DeviceMetadata: ...
-
-    async def arun(self) -> DeviceMetadata: ...
 
 
 def _given(options: dict[str, object]) -> str:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Generator, Iterable
-from dataclasses import dataclass
 
 from dra_metadata._model._conditions import (
     Condition,
@@ -26,9 +25,11 @@ from dra_metadata._model._notices import warn
 from dra_metadata._reading._missing import describe_missing, describe_other_kind
 from dra_metadata._reading._paths import StrPath
 from dra_metadata._watch._engine import Watcher, claim_watcher
-from dra_metadata._watch._events import StopEvent
 from dra_metadata._watch._options import checked_timeout
-from dra_metadata._watch._pacing import AsyncPacer, Pacer
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
+if TYPE_CHECKING:
+    from dra_metadata._watch._type_names import StopEvent
 
 NETWORK_FIELDS = ("interface_name", "ips", "hardware_address")
 """Fields of NetworkDeviceData that wait_for_network_data can require."""
@@ -83,15 +84,24 @@ def _verdict(watcher: Watcher, condition: Verdict) -> tuple[DeviceMetadata | Non
     return metadata, reason
 
 
-@dataclass(frozen=True, slots=True)
 class Missing:
     """What a wait says when nothing is there: the names it waits for, in a reader's terms."""
 
-    claim_name: str
-    request_name: str
-    template: bool
-    driver: str | None
-    root: StrPath | None
+    __slots__ = ("claim_name", "driver", "request_name", "root", "template")
+
+    def __init__(
+        self,
+        claim_name: str,
+        request_name: str,
+        template: bool,
+        driver: str | None,
+        root: StrPath | None,
+    ) -> None:
+        self.claim_name = claim_name
+        self.request_name = request_name
+        self.template = template
+        self.driver = driver
+        self.root = root
 
     def other_kind(self) -> str | None:
         """Where the claim is mounted as the other kind (named or from a template): why the
@@ -180,7 +190,10 @@ def _wait_steps(
 def _drive(
     watcher: Watcher, steps: Generator[float, None, DeviceMetadata], stop_event: StopEvent | None
 ) -> DeviceMetadata:
-    pacer = Pacer(watcher, stop_event)
+    # The pacer (and the thread machinery it loads) only once there is a pause: a wait whose
+    # files are ready at the first look returns without either. Its events are not missed:
+    # a pause looks at the pending hints before it sleeps.
+    pacer = None
     try:
         while True:
             try:
@@ -188,9 +201,14 @@ def _drive(
             except StopIteration as done:
                 ready: DeviceMetadata = done.value
                 return ready
+            if pacer is None:
+                from dra_metadata._watch._pacing import Pacer  # noqa: PLC0415
+
+                pacer = Pacer(watcher, stop_event)
             pacer.pause(seconds)
     finally:
-        pacer.close()
+        if pacer is not None:
+            pacer.close()
         watcher.close()
 
 
@@ -198,6 +216,9 @@ async def _adrive(
     watcher: Watcher, steps: Generator[float, None, DeviceMetadata], stop_event: StopEvent | None
 ) -> DeviceMetadata:
     # Cancelling the awaiting task ends the pause at once; the finally closes every descriptor.
+    # The pacer comes first: it gives the hints the running loop, whose instance they join.
+    from dra_metadata._watch._pacing import AsyncPacer  # noqa: PLC0415
+
     pacer = AsyncPacer(watcher, stop_event)
     try:
         while True:
@@ -219,17 +240,36 @@ def checked_progress_interval(progress_interval: float) -> float:
     return progress_interval
 
 
-@dataclass(frozen=True, slots=True)
 class FileWait:
     """One wait on the files of a request directory, its options checked at the call."""
 
-    watcher: Watcher
-    condition: Verdict
-    timeout: float | None
-    stop_event: StopEvent | None
-    progress: Callable[[str], None] | None
-    progress_interval: float
-    missing: Missing
+    __slots__ = (
+        "condition",
+        "missing",
+        "progress",
+        "progress_interval",
+        "stop_event",
+        "timeout",
+        "watcher",
+    )
+
+    def __init__(
+        self,
+        watcher: Watcher,
+        condition: Verdict,
+        timeout: float | None,
+        stop_event: StopEvent | None,
+        progress: Callable[[str], None] | None,
+        progress_interval: float,
+        missing: Missing,
+    ) -> None:
+        self.watcher = watcher
+        self.condition = condition
+        self.timeout = timeout
+        self.stop_event = stop_event
+        self.progress = progress
+        self.progress_interval = progress_interval
+        self.missing = missing
 
     @classmethod
     def checked(  # noqa: PLR0913 - the options of wait_until that concern files

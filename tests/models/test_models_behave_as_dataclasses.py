@@ -48,6 +48,7 @@ MODELS: tuple[type, ...] = (
     dra_metadata.FieldError,
     dra_metadata.MountedClaim,  # what list_claims and list_devices return, made the same way
     dra_metadata.MountedDevice,
+    dra_metadata.MetadataEvent,  # what a watch yields
 )
 # Those whose first fields have no default.
 MADE_WITH_ARGUMENTS = (
@@ -56,6 +57,7 @@ MADE_WITH_ARGUMENTS = (
     dra_metadata.FieldError,
     dra_metadata.MountedClaim,
     dra_metadata.MountedDevice,
+    dra_metadata.MetadataEvent,
 )
 # The decoder's unchecked constructors, which each model writes out next to its class.
 BUILDERS: dict[type, Any] = {
@@ -74,6 +76,7 @@ BUILDERS: dict[type, Any] = {
 DELIBERATE = {
     dra_metadata.ManagedFieldsEntry: ("__eq__", "__hash__"),  # raw JSON: no recursion, no hash
     dra_metadata.ObjectMeta: ("__hash__",),  # labels and annotations hashed as sets of items
+    dra_metadata.MetadataEvent: ("__hash__",),  # generations hashed as a set of items
 }
 # Arguments whose annotation is wider than the field's on purpose.
 WIDER_ARGUMENTS = {
@@ -172,6 +175,12 @@ def models_in(metadata: dra_metadata.DeviceMetadata) -> list[Any]:
     found += [
         dra_metadata.MountedDevice(claim, "gpu", device, source) for device in metadata.devices
     ]
+    generations = {"gpu.example.com": metadata.generation}
+    found.append(
+        dra_metadata.MetadataEvent(
+            dra_metadata.MetadataEventKind.UPDATED, metadata, generations, (Path("/x"),), "gpu"
+        )
+    )
     return found
 
 

@@ -97,7 +97,7 @@ SHOW = {
     "dra_metadata.cli._kube",  # --root refused by the subcommands that read only the API
     "dra_metadata.cli._output",
 }
-# Never on a read's or show's path: type hints are for type checkers (`TYPE_CHECKING = False`),
+# Never on a one-shot command's path: type hints are for type checkers (`TYPE_CHECKING = False`),
 # the models' field annotations need nothing of typing, and typing costs as much as the models.
 TYPING = {"typing", "_typing", "typing.io", "typing.re"}
 # Never on a one-shot command's path: each is a large import tree (and the reason why).
@@ -113,6 +113,7 @@ NEVER = {
     "inspect",  # (through dataclasses; in the floor while orjson imports it)
     "pydantic",  # only json_schema() and validation
     "inotify_simple",  # only watching
+    "threading",  # only a watch or wait that pauses: the hub's thread, the pacer's locks
     "lightkube",
     "httpx2",
 }
@@ -193,14 +194,7 @@ def test_no_one_shot_command_loads_a_large_tree(
     floor: set[str], tmp_path: Path, arguments: tuple[str, ...]
 ) -> None:
     loaded = _modules_at_exit(_console_script("--root", str(SAMPLE), *arguments), tmp_path)
-    assert sorted(loaded & NEVER - floor) == []
-
-
-def test_show_and_a_read_start_no_thread_machinery(floor: set[str], tmp_path: Path) -> None:
-    # env, exec, wait and --help load the watch modules, whose locks need threading (and a
-    # wait on a ready file returns at its first read); a read and show do not.
-    code = _console_script("--root", str(SAMPLE), "show", "training-gpus", "gpu")
-    assert "threading" not in _modules_at_exit(code, tmp_path) - floor
+    assert sorted(loaded & (NEVER | TYPING) - floor) == []
 
 
 def test_version_loads_no_subcommand(floor: set[str], tmp_path: Path) -> None:

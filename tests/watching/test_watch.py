@@ -427,6 +427,7 @@ class TestFallback:
             "import logging, os, resource, sys, threading\n"
             "import inotify_simple, dra_metadata\n"
             "from dra_metadata import watch_metadata_file  # (imported lazily: do it now)\n"
+            "from dra_metadata._watch import _hub  # (imported when a watch starts: now)\n"
             "inotify_simple.INotify().close()  # loads libc now, while descriptors are free\n"
             "from dra_metadata import DeviceMetadata, ObjectMeta\n"
             "from dra_metadata.writer import write_metadata_file\n"
