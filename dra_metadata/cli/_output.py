@@ -23,11 +23,12 @@ from collections.abc import Iterable
 import orjson
 
 import dra_metadata
-from dra_metadata import DeviceAttribute
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
 if TYPE_CHECKING:
     from typing import Any, TextIO
+
+    from dra_metadata import DeviceAttribute
 
 # C0 and C1 controls and DEL; Unicode line breaks; invisible and bidirectional formatting
 # characters (a file name can read backwards on a terminal); lone surrogates.
