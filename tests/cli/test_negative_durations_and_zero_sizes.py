@@ -77,9 +77,10 @@ def test_a_negative_duration_gets_its_message_however_it_is_given(
         f"be negative (use e.g. 90s, 2m, 1h) (see dra-metadata {command} --help)\n"
     )
     assert spaced.stderr == joined.stderr == expected
-    fraction = run(*_arguments(command, option, "-.5", joined=False), root=None)
-    assert fraction.returncode == 2
-    assert "invalid duration '-.5': a duration cannot be negative" in fraction.stderr
+    for fraction in ("-.5", "-.5s"):  # argparse itself takes "-.5" for a number, not "-.5s"
+        result = run(*_arguments(command, option, fraction, joined=False), root=None)
+        assert result.returncode == 2
+        assert f"invalid duration '{fraction}': a duration cannot be negative" in result.stderr
 
 
 @pytest.mark.parametrize(("command", "option"), SIZE_OPTIONS)
