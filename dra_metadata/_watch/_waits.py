@@ -139,17 +139,11 @@ def _final(reason: str, metadata: DeviceMetadata | None, missing: Missing) -> st
     return reason if why is None or reason.endswith(why) else f"{reason}; {why}"
 
 
-def _wait_steps(
-    watcher: Watcher,
-    condition: Verdict,
-    *,
-    timeout: float | None,
-    stop_event: StopEvent | None,
-    progress: Callable[[str], None] | None,
-    progress_interval: float,
-    missing: Missing,
-) -> Generator[float, None, DeviceMetadata]:
+def _wait_steps(wait: FileWait) -> Generator[float, None, DeviceMetadata]:
     """Scan when due, judge the metadata after each scan; yield the seconds to pause."""
+    watcher, condition, missing = wait.watcher, wait.condition, wait.missing
+    timeout, stop_event, progress = wait.timeout, wait.stop_event, wait.progress
+    progress_interval = wait.progress_interval
     start = time.monotonic()
     deadline = None if timeout is None else start + timeout
     next_progress = start + progress_interval
@@ -309,24 +303,13 @@ class FileWait:
             Missing(claim_name, request_name, template, driver, root),
         )
 
-    def _steps(self) -> Generator[float, None, DeviceMetadata]:
-        return _wait_steps(
-            self.watcher,
-            self.condition,
-            timeout=self.timeout,
-            stop_event=self.stop_event,
-            progress=self.progress,
-            progress_interval=self.progress_interval,
-            missing=self.missing,
-        )
-
     def run(self) -> DeviceMetadata:
         """Wait in this thread."""
-        return _drive(self.watcher, self._steps(), self.stop_event)
+        return _drive(self.watcher, _wait_steps(self), self.stop_event)
 
     async def arun(self) -> DeviceMetadata:
         """Wait on the running event loop (inotify's descriptor is one of its readers)."""
-        return await _adrive(self.watcher, self._steps(), self.stop_event)
+        return await _adrive(self.watcher, _wait_steps(self), self.stop_event)
 
 
 def device_condition(predicate: Callable[[Device], bool]) -> Verdict:
