@@ -8,8 +8,7 @@ a str for everything else (printing, JSON, equality with a plain string).
 
 from __future__ import annotations
 
-import re
-from functools import cache, lru_cache
+from functools import lru_cache
 
 _IDENTIFIER = r"(?:0|[1-9][0-9]*|[0-9]*[a-zA-Z-][0-9a-zA-Z-]*)"
 SEMVER_PATTERN = (
@@ -18,13 +17,45 @@ SEMVER_PATTERN = (
     r"(?:\+([0-9a-zA-Z-]+(?:\.[0-9a-zA-Z-]+)*))?"
 )
 """Semver 2.0.0 (the pattern the API server uses), groups: major, minor, patch, pre-release,
-build metadata."""
+build metadata. `semver_groups` spells it out (compiling it costs more than a read's whole
+decode); a test holds the two to the same answers."""
+
+_DIGITS = frozenset("0123456789")
+_IDENTIFIER_CHARACTERS = _DIGITS | frozenset(
+    "-abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+)
 
 
-@cache
-def semver_pattern() -> re.Pattern[str]:
-    """SEMVER_PATTERN compiled, on first use (import time is measured)."""
-    return re.compile(SEMVER_PATTERN)
+def _is_number(text: str) -> bool:
+    """``0|[1-9][0-9]*``."""
+    return text[:1] in _DIGITS and _DIGITS.issuperset(text) and (text == "0" or text[0] != "0")
+
+
+def _are_identifiers(text: str, *, numbers_without_zeros: bool) -> bool:
+    """Dot-separated non-empty identifiers of ``[0-9a-zA-Z-]``; with ``numbers_without_zeros``
+    (a pre-release), one of digits alone has no leading zero."""
+    for identifier in text.split("."):
+        if not identifier or not _IDENTIFIER_CHARACTERS.issuperset(identifier):
+            return False
+        if numbers_without_zeros and _DIGITS.issuperset(identifier) and not _is_number(identifier):
+            return False
+    return True
+
+
+def semver_groups(text: str) -> tuple[str, str, str, str | None, str | None] | None:
+    """What ``re.fullmatch(SEMVER_PATTERN, text).groups()`` gives, or None where it would not
+    match: major, minor, patch, pre-release and build metadata."""
+    rest, plus, build = text.partition("+")
+    if plus and not _are_identifiers(build, numbers_without_zeros=False):
+        return None
+    core, minus, prerelease = rest.partition("-")  # the core holds digits and dots only
+    if minus and not _are_identifiers(prerelease, numbers_without_zeros=True):
+        return None
+    numbers = core.split(".")
+    if len(numbers) != 3 or not all(map(_is_number, numbers)):
+        return None
+    major, minor, patch = numbers
+    return major, minor, patch, prerelease if minus else None, build if plus else None
 
 
 _PrecedenceKey = tuple[int, int, int, int, tuple[tuple[int, int, str], ...], str]
@@ -55,10 +86,10 @@ class _Parts:
 @lru_cache(maxsize=4096)
 def _parse(text: str) -> _Parts | None:
     """The parts of a semantic version, or None when ``text`` is not one."""
-    match = semver_pattern().fullmatch(text)
-    if match is None:
+    groups = semver_groups(text)
+    if groups is None:
         return None
-    major, minor, patch, prerelease, build = match.groups()
+    major, minor, patch, prerelease, build = groups
     identifiers = () if prerelease is None else tuple(map(_identifier_key, prerelease.split(".")))
     # A release (1) ranks above each of its pre-releases (0). The text of the build metadata
     # comes last: it orders versions of equal precedence, which differ as strings.

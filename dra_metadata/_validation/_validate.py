@@ -12,7 +12,6 @@ from __future__ import annotations
 import ipaddress
 import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from functools import cache
 
 from dra_metadata._model._metadata import DeviceMetadata, ObjectMeta
 from dra_metadata._model._models import (
@@ -21,7 +20,7 @@ from dra_metadata._model._models import (
     DeviceAttribute,
     NetworkDeviceData,
 )
-from dra_metadata._model._semver import SEMVER_PATTERN
+from dra_metadata._model._semver import semver_groups
 from dra_metadata._model._versions import KNOWN_API_VERSIONS, V1ALPHA1, V1BETA1
 from dra_metadata._validation._findings import FieldError
 
@@ -61,13 +60,8 @@ def is_subdomain(text: str, *, caseless: bool = False) -> bool:
     return all(is_label(label, caseless=caseless) for label in text.split("."))
 
 
-@cache
-def _pattern(name: str) -> re.Pattern[str]:
-    """Compiled on first use: validation is optional, import time is not."""
-    return {
-        "c-identifier": lambda: re.compile(r"[A-Za-z_][A-Za-z0-9_]*"),
-        "semver": lambda: re.compile(SEMVER_PATTERN),  # the pattern Version parses with
-    }[name]()
+_C_IDENTIFIER = r"[A-Za-z_][A-Za-z0-9_]*"
+"""Compiled on first use (re caches it): validation is optional, import time is not."""
 
 
 _LABEL_DETAIL = (
@@ -338,7 +332,7 @@ class _Rules:
                 errors.append(
                     FieldError(f"{path}.{name}", "too_long", text, "may not be more than 64 bytes")
                 )
-            elif _pattern("semver").fullmatch(text) is None:
+            elif semver_groups(text) is None:
                 errors.append(
                     FieldError(
                         f"{path}.{name}",
@@ -398,7 +392,7 @@ def _qualified_name_problem(key: str) -> str:
     domain, separator, identifier = key.rpartition("/")
     if separator and (not domain or "/" in domain):
         return "must be a C identifier, optionally prefixed by one domain and '/'"
-    if not _pattern("c-identifier").fullmatch(identifier):
+    if not re.fullmatch(_C_IDENTIFIER, identifier):
         return "the name part must be a C identifier ([A-Za-z_][A-Za-z0-9_]*)"
     if len(identifier) > 32:
         return "the name part may not be more than 32 characters"
