@@ -53,6 +53,8 @@ def _escape(match: re.Match[str]) -> str:
 
 def safe_text(text: str) -> str:
     """``text`` as a terminal should show it: control and formatting characters escaped."""
+    if text.isascii() and text.isprintable():  # " " to "~": nothing to escape, no pattern
+        return text
     return re.sub(_UNSAFE, _escape, text)
 
 
