@@ -31,7 +31,7 @@ def _literal(value: str) -> str:
 def _text(value: str) -> str:
     """Help text as Markdown: its code spans (`export VAR=VALUE`) and the options it names as
     code, the rest literally."""
-    parts = CODE_SPAN.split(value)  # plain, code, plain, code, ...
+    parts = re.split(CODE_SPAN, value)  # plain, code, plain, code, ...
     shown = []
     for index, part in enumerate(parts):
         if index % 2:

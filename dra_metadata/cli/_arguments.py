@@ -69,13 +69,14 @@ class Command:
         self.needs_extra = needs_extra
 
 
-CODE_SPAN = re.compile(r"`([^`\n]+)`")
-"""Code in a help text is written `so`: the reference shows it as code, --help in quotes."""
+CODE_SPAN = r"`([^`\n]+)`"
+"""Code in a help text is written `so`: the reference shows it as code, --help in quotes
+(compiled on first use, by re: only a help text is formatted with it)."""
 
 
 def terminal_text(text: str) -> str:
     """A help text as a terminal shows it: its `code` in single quotes."""
-    return CODE_SPAN.sub(r"'\1'", text)
+    return re.sub(CODE_SPAN, r"'\1'", text)
 
 
 def terminal_columns() -> int:
