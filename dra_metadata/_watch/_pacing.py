@@ -12,9 +12,10 @@ Any other object with ``is_set()`` is looked at every 100 ms.
 
 from __future__ import annotations
 
+import _thread
 import contextlib
 import os
-import threading
+import sys
 import time
 from collections.abc import Callable
 
@@ -41,7 +42,9 @@ def bounded(seconds: float) -> float:
 
 def _blocking_wait(stop_event: StopEvent | None) -> bool:
     """Whether ``stop_event.wait(seconds)`` blocks a thread until set (no coroutine)."""
-    return isinstance(stop_event, threading.Event) or (
+    # A threading.Event can only come from a threading module that is loaded already.
+    threading = sys.modules.get("threading")
+    return (threading is not None and isinstance(stop_event, threading.Event)) or (
         type(stop_event).__module__ == "multiprocessing.synchronize"
         and type(stop_event).__name__ == "Event"
     )
@@ -59,6 +62,8 @@ class _StopRelay:
     def __init__(self, stop_event: StopEvent) -> None:
         self.stop_event = stop_event
         self.notifies: dict[object, Callable[[], None]] = {}
+        import threading  # noqa: PLC0415 - loaded already: a thread-blocking stop_event's
+
         threading.Thread(target=self._relay, name="dra-metadata stop relay", daemon=True).start()
 
     def _relay(self) -> None:
@@ -77,7 +82,7 @@ class _StopRelay:
             return
 
 
-_relays_lock = threading.Lock()
+_relays_lock = _thread.allocate_lock()
 _relays: dict[int, _StopRelay] = {}  # id(stop_event) -> its relay (which holds the event)
 
 
@@ -100,7 +105,7 @@ def relay(stop_event: StopEvent, notify: Callable[[], None]) -> Callable[[], Non
 
 def _forget_relays_in_child() -> None:
     global _relays_lock  # noqa: PLW0603 - a forked child has none of the parent's threads
-    _relays_lock = threading.Lock()
+    _relays_lock = _thread.allocate_lock()
     _relays.clear()
 
 
@@ -113,7 +118,7 @@ class _Wakeup:
     (cheaper than threading.Event, and its wait is interrupted by Ctrl-C all the same)."""
 
     def __init__(self) -> None:
-        self._lock = threading.Lock()
+        self._lock = _thread.allocate_lock()
         self._lock.acquire()
 
     def set(self) -> None:

@@ -26,6 +26,7 @@ from dra_metadata._reading._missing import describe_missing, describe_other_kind
 from dra_metadata._reading._paths import StrPath
 from dra_metadata._watch._engine import Watcher, claim_watcher
 from dra_metadata._watch._options import checked_timeout
+from dra_metadata._watch._pacing import AsyncPacer, Pacer
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
 if TYPE_CHECKING:
@@ -184,10 +185,7 @@ def _wait_steps(wait: FileWait) -> Generator[float, None, DeviceMetadata]:
 def _drive(
     watcher: Watcher, steps: Generator[float, None, DeviceMetadata], stop_event: StopEvent | None
 ) -> DeviceMetadata:
-    # The pacer (and the thread machinery it loads) only once there is a pause: a wait whose
-    # files are ready at the first look returns without either. Its events are not missed:
-    # a pause looks at the pending hints before it sleeps.
-    pacer = None
+    pacer = Pacer(watcher, stop_event)
     try:
         while True:
             try:
@@ -195,14 +193,9 @@ def _drive(
             except StopIteration as done:
                 ready: DeviceMetadata = done.value
                 return ready
-            if pacer is None:
-                from dra_metadata._watch._pacing import Pacer  # noqa: PLC0415
-
-                pacer = Pacer(watcher, stop_event)
             pacer.pause(seconds)
     finally:
-        if pacer is not None:
-            pacer.close()
+        pacer.close()
         watcher.close()
 
 
@@ -210,9 +203,6 @@ async def _adrive(
     watcher: Watcher, steps: Generator[float, None, DeviceMetadata], stop_event: StopEvent | None
 ) -> DeviceMetadata:
     # Cancelling the awaiting task ends the pause at once; the finally closes every descriptor.
-    # The pacer comes first: it gives the hints the running loop, whose instance they join.
-    from dra_metadata._watch._pacing import AsyncPacer  # noqa: PLC0415
-
     pacer = AsyncPacer(watcher, stop_event)
     try:
         while True:

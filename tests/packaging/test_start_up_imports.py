@@ -113,7 +113,7 @@ NEVER = {
     "inspect",  # (through dataclasses; in the floor while orjson imports it)
     "pydantic",  # only json_schema() and validation
     "inotify_simple",  # only watching
-    "threading",  # only a watch or wait that pauses: the hub's thread, the pacer's locks
+    "threading",  # only a watch or wait that starts inotify (the hub's thread)
     "lightkube",
     "httpx2",
 }

@@ -473,6 +473,50 @@ class TestFallback:
         )
         assert "descriptors RLIMIT_NOFILE allows (raise ulimit -n)" in result.stderr
 
+    def test_a_wait_polls_when_inotify_cannot_be_had(self, tmp_path: Path) -> None:
+        # As above, for a wait on one driver's file: it has no descriptor left when it first
+        # pauses (the file is not there yet), and polls until the driver has written it.
+        directory = tmp_path / "resourceclaims" / "net" / "nic"
+        directory.mkdir(parents=True)
+        path = directory / "nic.example.com-metadata.json"
+        code = (
+            "import logging, os, resource, sys, threading\n"
+            "import inotify_simple, dra_metadata\n"
+            "from dra_metadata import wait_until  # (imported lazily: do it now)\n"
+            "inotify_simple.INotify().close()  # loads libc now, while descriptors are free\n"
+            "from dra_metadata import DeviceMetadata, ObjectMeta\n"
+            "from dra_metadata.writer import write_metadata_file\n"
+            "logging.basicConfig(level=logging.INFO, format='%(levelname)s %(message)s')\n"
+            "root, path = sys.argv[1], sys.argv[2]\n"
+            "open_now = len(os.listdir('/proc/self/fd')) - 1\n"
+            "resource.setrlimit(resource.RLIMIT_NOFILE, (open_now + 3, open_now + 3))\n"
+            "spares = [os.open('/dev/null', os.O_RDONLY) for _ in range(3)]\n"
+            "polling = threading.Event()\n"
+            "class Fallback(logging.Handler):  # the wait has fallen back to polling\n"
+            "    def emit(self, record):\n"
+            "        if 'polling instead' in record.getMessage():\n"
+            "            polling.set()\n"
+            "logging.getLogger().addHandler(Fallback())\n"
+            "def writer():  # then frees the descriptors for itself and the wait's reads\n"
+            "    assert polling.wait(60), 'no fallback to polling'\n"
+            "    for spare in spares:\n"
+            "        os.close(spare)\n"
+            "    write_metadata_file(path, DeviceMetadata(metadata=ObjectMeta(generation=2)))\n"
+            "threading.Thread(target=writer, daemon=True).start()\n"
+            "ready = wait_until(lambda m: m.generation >= 2, 'net', 'nic', root=root,\n"
+            "                   driver='nic.example.com', timeout=30, poll_interval=0.05)\n"
+            "print('ready', ready.generation, flush=True)\n"
+        )
+        result = subprocess.run(
+            [sys.executable, "-c", code, str(tmp_path), str(path)],
+            capture_output=True,
+            text=True,
+            timeout=90,
+            check=False,
+        )
+        assert result.stdout == "ready 2\n", result.stderr
+        assert result.stderr.count("watching by polling instead") == 1
+
     def test_queue_overflow_rereads_everything(self, tmp_path: Path) -> None:
         path = tmp_path / "nic.example.com-metadata.json"
         write_metadata_file(path, metadata(1))
