@@ -404,6 +404,21 @@ class TestEnding:
             assert process.wait(5) == 0
 
 
+NO_DESCRIPTOR_LEFT = (
+    "open_now = len(os.listdir('/proc/self/fd')) - 1\n"
+    "resource.setrlimit(resource.RLIMIT_NOFILE, (open_now + 3, open_now + 3))\n"
+    "spares = [os.open('/dev/null', os.O_RDONLY) for _ in range(3)]\n"
+    "polling = threading.Event()\n"
+    "class Fallback(logging.Handler):  # the watch or wait has fallen back to polling\n"
+    "    def emit(self, record):\n"
+    "        if 'polling instead' in record.getMessage():\n"
+    "            polling.set()\n"
+    "logging.getLogger().addHandler(Fallback())\n"
+)
+"""Child code: every descriptor the process may open is taken (three by ``spares``, for the
+child to free later), and ``polling`` is set once a watch says it polls instead."""
+
+
 class TestFallback:
     def test_environment_forces_polling(
         self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
@@ -435,15 +450,8 @@ class TestFallback:
             "path = sys.argv[1]\n"
             "def write(generation):\n"
             "    write_metadata_file(path, DeviceMetadata(metadata=ObjectMeta(generation=generation)))\n"
-            "open_now = len(os.listdir('/proc/self/fd')) - 1\n"
-            "resource.setrlimit(resource.RLIMIT_NOFILE, (open_now + 3, open_now + 3))\n"
-            "spares = [os.open('/dev/null', os.O_RDONLY) for _ in range(3)]\n"
-            "polling, created = threading.Event(), threading.Event()\n"
-            "class Fallback(logging.Handler):  # the watch has fallen back to polling\n"
-            "    def emit(self, record):\n"
-            "        if 'polling instead' in record.getMessage():\n"
-            "            polling.set()\n"
-            "logging.getLogger().addHandler(Fallback())\n"
+            f"{NO_DESCRIPTOR_LEFT}"
+            "created = threading.Event()\n"
             "def writer():  # then frees two descriptors for itself (directory and temporary\n"
             "    # file), one for the watcher\n"
             "    assert polling.wait(60), 'no fallback to polling'\n"
@@ -488,15 +496,7 @@ class TestFallback:
             "from dra_metadata.writer import write_metadata_file\n"
             "logging.basicConfig(level=logging.INFO, format='%(levelname)s %(message)s')\n"
             "root, path = sys.argv[1], sys.argv[2]\n"
-            "open_now = len(os.listdir('/proc/self/fd')) - 1\n"
-            "resource.setrlimit(resource.RLIMIT_NOFILE, (open_now + 3, open_now + 3))\n"
-            "spares = [os.open('/dev/null', os.O_RDONLY) for _ in range(3)]\n"
-            "polling = threading.Event()\n"
-            "class Fallback(logging.Handler):  # the wait has fallen back to polling\n"
-            "    def emit(self, record):\n"
-            "        if 'polling instead' in record.getMessage():\n"
-            "            polling.set()\n"
-            "logging.getLogger().addHandler(Fallback())\n"
+            f"{NO_DESCRIPTOR_LEFT}"
             "def writer():  # then frees the descriptors for itself and the wait's reads\n"
             "    assert polling.wait(60), 'no fallback to polling'\n"
             "    for spare in spares:\n"
