@@ -158,9 +158,9 @@ def parse_duration(text: str) -> float:
         raise argparse.ArgumentTypeError(
             f"invalid duration {text!r}: a duration cannot be negative (use e.g. 90s, 2m, 1h)"
         )
-    position, total = 0, 0.0
+    position, total, duration = 0, 0.0, re.compile(_DURATION)
     while position < len(text):
-        match = re.compile(_DURATION).match(text, position)
+        match = duration.match(text, position)
         if match is None:
             raise argparse.ArgumentTypeError(
                 f"invalid duration {text!r} (use e.g. 90s, 2m, 1h, 1m30s, 500ms)"
