@@ -41,12 +41,21 @@ def check_extra(extra: str, reason: str) -> None:
 
 
 def _importable(module: str) -> bool:
+    """Whether ``module`` can be found, without importing it or its packages (find_spec of a
+    submodule imports its package: lightkube's imports all of lightkube)."""
     import importlib.util  # noqa: PLC0415 - only for a subcommand that needs an extra
+    from importlib.machinery import PathFinder  # noqa: PLC0415
 
+    top, _, below = module.partition(".")
     try:
-        return importlib.util.find_spec(module) is not None
+        spec = importlib.util.find_spec(top)
+        for part in below.split(".") if below else ():
+            if spec is None or spec.submodule_search_locations is None:
+                return False
+            spec = PathFinder.find_spec(f"{spec.name}.{part}", spec.submodule_search_locations)
     except (ImportError, ValueError):  # a parent package missing, or broken
         return False
+    return spec is not None
 
 
 def _origin() -> str | None:
