@@ -1,7 +1,8 @@
 """Device status and health, and resource pool status, from the Kubernetes API.
 
 Needs the optional dependencies: ``pip install 'dra-metadata[kube]'`` (lightkube). They are
-imported on first use: importing this package costs no more than the models.
+imported on first use, and so is each part of this package: importing it costs nothing
+beyond the errors (a one-shot read loads only what it uses).
 
 >>> from dra_metadata import kube
 >>> status = kube.read_claim_status("rdma-nics")  # doctest: +SKIP
@@ -12,33 +13,61 @@ imported on first use: importing this package costs no more than the models.
 """
 
 from dra_metadata._model._errors import KubeAPIError
-from dra_metadata.kube._health_watch import awatch_device_health, watch_device_health
 from dra_metadata.kube._identity import (
     NAMESPACE_ENVIRONMENT_VARIABLE,
     POD_NAME_ENVIRONMENT_VARIABLE,
 )
-from dra_metadata.kube._models import (
-    AllocatedDevice,
-    ClaimStatus,
-    DeviceCondition,
-    DeviceHealth,
-    Health,
-    UnresolvedDeviceWarning,
-)
-from dra_metadata.kube._pool_models import (
-    PartitionTypeStatus,
-    PoolStatus,
-    PoolStatusResult,
-    ShareableCapacity,
-    ShareableSummary,
-)
-from dra_metadata.kube._pools import aread_pool_status, read_pool_status
-from dra_metadata.kube._read import (
-    read_claim_status,
-    read_device_health,
-    read_template_claim_status,
-)
-from dra_metadata.kube._watch import awatch_claim_status, watch_claim_status
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
+
+if TYPE_CHECKING:
+    from dra_metadata.kube._health_values import Health
+    from dra_metadata.kube._health_watch import awatch_device_health, watch_device_health
+    from dra_metadata.kube._models import (
+        AllocatedDevice,
+        ClaimStatus,
+        DeviceCondition,
+        DeviceHealth,
+        UnresolvedDeviceWarning,
+    )
+    from dra_metadata.kube._pool_models import (
+        PartitionTypeStatus,
+        PoolStatus,
+        PoolStatusResult,
+        ShareableCapacity,
+        ShareableSummary,
+    )
+    from dra_metadata.kube._pools import aread_pool_status, read_pool_status
+    from dra_metadata.kube._read import (
+        read_claim_status,
+        read_device_health,
+        read_template_claim_status,
+    )
+    from dra_metadata.kube._watch import awatch_claim_status, watch_claim_status
+
+_LAZY: dict[str, str] = {
+    "AllocatedDevice": "_models",
+    "ClaimStatus": "_models",
+    "DeviceCondition": "_models",
+    "DeviceHealth": "_models",
+    "Health": "_health_values",
+    "PartitionTypeStatus": "_pool_models",
+    "PoolStatus": "_pool_models",
+    "PoolStatusResult": "_pool_models",
+    "ShareableCapacity": "_pool_models",
+    "ShareableSummary": "_pool_models",
+    "UnresolvedDeviceWarning": "_models",
+    "aread_pool_status": "_pools",
+    "awatch_claim_status": "_watch",
+    "awatch_device_health": "_health_watch",
+    "read_claim_status": "_read",
+    "read_device_health": "_read",
+    "read_pool_status": "_pools",
+    "read_template_claim_status": "_read",
+    "watch_claim_status": "_watch",
+    "watch_device_health": "_health_watch",
+}
+"""Each public name not imported above, and the module it is defined in (loaded on first use)."""
 
 __all__ = [
     "NAMESPACE_ENVIRONMENT_VARIABLE",
@@ -66,17 +95,22 @@ __all__ = [
     "watch_device_health",
 ]
 
-for _public in (
-    AllocatedDevice,
-    ClaimStatus,
-    DeviceCondition,
-    DeviceHealth,
-    PartitionTypeStatus,
-    PoolStatus,
-    PoolStatusResult,
-    ShareableCapacity,
-    ShareableSummary,
-    UnresolvedDeviceWarning,
-):
-    _public.__module__ = "dra_metadata.kube"
-del _public
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})
+
+
+if not TYPE_CHECKING:  # checkers see the imports above, so a misspelt name stays an error
+
+    def __getattr__(name: str) -> object:
+        module = _LAZY.get(name)
+        if module is None:
+            raise AttributeError(f"module 'dra_metadata.kube' has no attribute {name!r}")
+        from importlib import import_module  # noqa: PLC0415
+
+        value = getattr(import_module(f"dra_metadata.kube.{module}"), name)
+        globals()[name] = value
+        return value
+
+
+del TYPE_CHECKING

@@ -9,11 +9,14 @@ from __future__ import annotations
 
 import copy
 from datetime import datetime, timezone
-from typing import TYPE_CHECKING, Any
 
 from dra_metadata._model._export import network_document
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
+
 if TYPE_CHECKING:  # the models import this module (to_document), never the reverse
+    from typing import Any
+
     from dra_metadata.kube._models import (
         AllocatedDevice,
         ClaimStatus,

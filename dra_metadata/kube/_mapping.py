@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from datetime import datetime
-from typing import Any, cast
 
 from dra_metadata._model._errors import KubeAPIError, MetadataNotFoundError, shown_names
 from dra_metadata._model._models import NetworkDeviceData
@@ -18,14 +17,18 @@ from dra_metadata.kube._models import (
     ClaimStatus,
     DeviceCondition,
     DeviceHealth,
-    Health,
 )
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
+
+if TYPE_CHECKING:
+    from typing import Any
+
+    _DeviceKey = tuple[str, str, str, str | None]
 
 POD_CLAIM_NAME_ANNOTATION = "resource.kubernetes.io/pod-claim-name"
 HEALTH_VALUES = ("Healthy", "Unhealthy", "Unknown")
 _CLAIM_PREFIX = "claim:"
-
-_DeviceKey = tuple[str, str, str, "str | None"]
 
 
 class _Fields:
@@ -46,7 +49,7 @@ class _Fields:
             return {}
         if not isinstance(value, Mapping):
             raise self.fail(path, "an object", value)
-        return cast("Mapping[str, Any]", value)
+        return value
 
     def array(self, value: object, path: str) -> list[Any]:
         """A JSON array; null and absent read as an empty one."""
@@ -358,7 +361,7 @@ def _container_health(
                     driver=split[0] if split else None,
                     pool=split[1] if split else None,
                     device=split[2] if split else None,
-                    health=cast("Health", value),
+                    health=value,  # type: ignore[arg-type] # one of HEALTH_VALUES
                     message=fields.optional_text(
                         resource.get("message"), f"{resource_path}.message"
                     ),

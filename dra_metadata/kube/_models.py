@@ -1,22 +1,30 @@
 """What the Kubernetes API says about a claim's devices and a pod's device health.
 
-Plain frozen dataclasses: nothing here knows about HTTP or lightkube. `ClaimStatus.to_metadata`
-is the bridge to the model the rest of the library works with.
+Frozen, slotted dataclasses (made by ``frozen_model``, which compiles nothing at import, as the
+file side's models: a health probe imports them every few seconds): nothing here knows about
+HTTP or lightkube. `ClaimStatus.to_metadata` is the bridge to the model the rest of the library
+works with.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
-from datetime import datetime
-from typing import Any, Literal
+from dataclasses import field
 
 from dra_metadata._model._errors import MetadataNotFoundError, shown_names
+from dra_metadata._model._frozen import frozen_model
 from dra_metadata._model._metadata import DeviceMetadata, DeviceMetadataRequest, ObjectMeta
 from dra_metadata._model._models import Device, NetworkDeviceData
 
-Health = Literal["Healthy", "Unhealthy", "Unknown"]
-"""The health the kubelet reports for an allocated device."""
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
+
+if TYPE_CHECKING:
+    from datetime import datetime
+    from typing import Any
+
+    from dra_metadata.kube._health_values import Health
+
+_store = object.__setattr__
 
 
 class UnresolvedDeviceWarning(UserWarning):
@@ -30,7 +38,7 @@ class UnresolvedDeviceWarning(UserWarning):
     """
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_model
 class DeviceCondition:
     """One entry of ``status.devices[].conditions`` (a Kubernetes ``metav1.Condition``).
 
@@ -47,8 +55,24 @@ class DeviceCondition:
     last_transition_time: datetime | None = None
     observed_generation: int | None = None
 
+    def __init__(
+        self,
+        type: str,  # noqa: A002 - the field's name
+        status: str,
+        reason: str = "",
+        message: str = "",
+        last_transition_time: datetime | None = None,
+        observed_generation: int | None = None,
+    ) -> None:
+        _store(self, "type", type)
+        _store(self, "status", status)
+        _store(self, "reason", reason)
+        _store(self, "message", message)
+        _store(self, "last_transition_time", last_transition_time)
+        _store(self, "observed_generation", observed_generation)
 
-@dataclass(frozen=True, slots=True)
+
+@frozen_model
 class AllocatedDevice:
     """One allocated device of a claim and what its driver reported about it.
 
@@ -69,6 +93,26 @@ class AllocatedDevice:
     """The driver's arbitrary JSON object (``status.devices[].data``), or None. It takes part
     in comparisons but not in the hash (a dict has none)."""
 
+    def __init__(
+        self,
+        request: str,
+        driver: str,
+        pool: str,
+        name: str,
+        share_id: str | None = None,
+        network_data: NetworkDeviceData | None = None,
+        conditions: Sequence[DeviceCondition] = (),
+        data: Mapping[str, Any] | None = None,
+    ) -> None:
+        _store(self, "request", request)
+        _store(self, "driver", driver)
+        _store(self, "pool", pool)
+        _store(self, "name", name)
+        _store(self, "share_id", share_id)
+        _store(self, "network_data", network_data)
+        _store(self, "conditions", conditions)
+        _store(self, "data", data)
+
     def condition(self, condition_type: str) -> DeviceCondition | None:
         """The condition of that type (e.g. ``"Ready"``), or None."""
         for condition in self.conditions:
@@ -77,7 +121,7 @@ class AllocatedDevice:
         return None
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_model
 class ClaimStatus:
     """A ResourceClaim's allocation and device status, as the API server returned it.
 
@@ -96,6 +140,26 @@ class ClaimStatus:
     devices: Sequence[AllocatedDevice] = ()
     allocated: bool = False
     requests: Sequence[str] = ()
+
+    def __init__(
+        self,
+        name: str,
+        namespace: str,
+        uid: str,
+        resource_version: str,
+        pod_claim_name: str | None = None,
+        devices: Sequence[AllocatedDevice] = (),
+        allocated: bool = False,
+        requests: Sequence[str] = (),
+    ) -> None:
+        _store(self, "name", name)
+        _store(self, "namespace", namespace)
+        _store(self, "uid", uid)
+        _store(self, "resource_version", resource_version)
+        _store(self, "pod_claim_name", pod_claim_name)
+        _store(self, "devices", devices)
+        _store(self, "allocated", allocated)
+        _store(self, "requests", requests)
 
     def device_names(self) -> tuple[str, ...]:
         """The names of the allocated devices, in allocation order."""
@@ -163,7 +227,7 @@ class ClaimStatus:
         )
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_model
 class DeviceHealth:
     """The health of one device allocated to a container, as the kubelet reports it.
 
@@ -208,8 +272,47 @@ class DeviceHealth:
     unresolved: str | None = None
     """Why `driver`, `pool` and `device` are None for a DRA device; None when they are known."""
 
+    def __init__(  # noqa: PLR0913, PLR0917 - one argument per field, as the dataclass's
+        self,
+        container: str,
+        pod_claim_name: str | None,
+        request: str | None,
+        driver: str | None,
+        pool: str | None,
+        device: str | None,
+        health: Health,
+        message: str | None = None,
+        resource_name: str = "",
+        resource_id: str = "",
+        claim_name: str | None = None,
+        unresolved: str | None = None,
+    ) -> None:
+        _store(self, "container", container)
+        _store(self, "pod_claim_name", pod_claim_name)
+        _store(self, "request", request)
+        _store(self, "driver", driver)
+        _store(self, "pool", pool)
+        _store(self, "device", device)
+        _store(self, "health", health)
+        _store(self, "message", message)
+        _store(self, "resource_name", resource_name)
+        _store(self, "resource_id", resource_id)
+        _store(self, "claim_name", claim_name)
+        _store(self, "unresolved", unresolved)
+
     def to_document(self) -> dict[str, Any]:
         """This entry as ``dra-metadata health -o json`` prints it (plain dicts for json)."""
         from dra_metadata.kube._document import device_health_document  # noqa: PLC0415
 
         return device_health_document(self)
+
+
+for _public in (
+    AllocatedDevice,
+    ClaimStatus,
+    DeviceCondition,
+    DeviceHealth,
+    UnresolvedDeviceWarning,
+):
+    _public.__module__ = "dra_metadata.kube"  # where users import them from (and pickle finds)
+del _public

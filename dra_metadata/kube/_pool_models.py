@@ -122,3 +122,14 @@ class PoolStatusResult:
         from dra_metadata.kube._pool_document import pool_status_result_document  # noqa: PLC0415
 
         return pool_status_result_document(self)
+
+
+for _public in (
+    PartitionTypeStatus,
+    PoolStatus,
+    PoolStatusResult,
+    ShareableCapacity,
+    ShareableSummary,
+):
+    _public.__module__ = "dra_metadata.kube"  # where users import them from (and pickle finds)
+del _public

@@ -515,8 +515,12 @@ def test_kube_all_is_sorted_and_complete() -> None:
         return (0 if name.isupper() else 1 if name[0].isupper() else 2, name)
 
     assert kube.__all__ == sorted(kube.__all__, key=kind)
-    public = {name for name in vars(kube) if not name.startswith(("_", "@"))}  # @: pytest
+    public = {name for name in dir(kube) if not name.startswith(("_", "@"))}  # @: pytest
     assert public == set(kube.__all__)
+    for name in kube.__all__:  # each loaded on first use, from the module _LAZY names
+        assert getattr(kube, name) is not None
+    with pytest.raises(AttributeError, match="has no attribute 'read_everything'"):
+        kube.read_everything  # noqa: B018
     assert kube.ClaimStatus.__module__ == "dra_metadata.kube"
     assert kube.KubeAPIError is __import__("dra_metadata").KubeAPIError
 

@@ -13,6 +13,7 @@ import copy
 import dataclasses
 import inspect
 import pickle
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +22,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import dra_metadata
+from dra_metadata import kube
 from dra_metadata import strategies as dra_st
 from dra_metadata._decoding._result import build_result
 from dra_metadata._model._attributes import build_attribute
@@ -49,6 +51,10 @@ MODELS: tuple[type, ...] = (
     dra_metadata.MountedClaim,  # what list_claims and list_devices return, made the same way
     dra_metadata.MountedDevice,
     dra_metadata.MetadataEvent,  # what a watch yields
+    kube.DeviceCondition,  # the API side's, made the same way
+    kube.AllocatedDevice,
+    kube.ClaimStatus,
+    kube.DeviceHealth,
 )
 # Those whose first fields have no default.
 MADE_WITH_ARGUMENTS = (
@@ -58,6 +64,10 @@ MADE_WITH_ARGUMENTS = (
     dra_metadata.MountedClaim,
     dra_metadata.MountedDevice,
     dra_metadata.MetadataEvent,
+    kube.DeviceCondition,
+    kube.AllocatedDevice,
+    kube.ClaimStatus,
+    kube.DeviceHealth,
 )
 # The decoder's unchecked constructors, which each model writes out next to its class.
 BUILDERS: dict[type, Any] = {
@@ -181,7 +191,56 @@ def models_in(metadata: dra_metadata.DeviceMetadata) -> list[Any]:
             dra_metadata.MetadataEventKind.UPDATED, metadata, generations, (Path("/x"),), "gpu"
         )
     )
-    return found
+    return found + api_models_of(metadata)
+
+
+def api_models_of(metadata: dra_metadata.DeviceMetadata) -> list[Any]:
+    """What the API side would say of the claim ``metadata`` describes."""
+    ready = kube.DeviceCondition(
+        "Ready", "True", "NetworkDeviceReady", "up", datetime(2026, 1, 2, tzinfo=timezone.utc), 3
+    )
+    allocated = [
+        kube.AllocatedDevice(
+            request.name,
+            device.driver,
+            device.pool,
+            device.name,
+            None,
+            device.network_data,
+            (ready,),
+            {"vendor": [metadata.generation]},
+        )
+        for request in metadata.requests
+        for device in request.devices
+    ]
+    status = kube.ClaimStatus(
+        metadata.name,
+        metadata.namespace,
+        metadata.uid,
+        metadata.metadata.resource_version,
+        metadata.pod_claim_name,
+        tuple(allocated),
+        bool(allocated),
+        tuple(request.name for request in metadata.requests),
+    )
+    health = [
+        kube.DeviceHealth(
+            "trainer",
+            metadata.pod_claim_name,
+            device.request,
+            device.driver,
+            device.pool,
+            device.name,
+            "Unhealthy" if index % 2 else "Healthy",
+            f"XID {index}",
+            f"claim:{metadata.name}",
+            f"{device.driver}/{device.pool}/{device.name}",
+            metadata.name,
+            None,
+        )
+        for index, device in enumerate(allocated)
+    ]
+    return [ready, *allocated, status, *health]
 
 
 def built_without_init(model: type, **values: object) -> Any:
