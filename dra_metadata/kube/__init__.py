@@ -21,6 +21,7 @@ from dra_metadata.kube._identity import (
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
 
 if TYPE_CHECKING:
+    from dra_metadata.kube._health_read import read_device_health
     from dra_metadata.kube._health_values import Health
     from dra_metadata.kube._health_watch import awatch_device_health, watch_device_health
     from dra_metadata.kube._models import (
@@ -40,7 +41,6 @@ if TYPE_CHECKING:
     from dra_metadata.kube._pools import aread_pool_status, read_pool_status
     from dra_metadata.kube._read import (
         read_claim_status,
-        read_device_health,
         read_template_claim_status,
     )
     from dra_metadata.kube._watch import awatch_claim_status, watch_claim_status
@@ -61,7 +61,7 @@ _LAZY: dict[str, str] = {
     "awatch_claim_status": "_watch",
     "awatch_device_health": "_health_watch",
     "read_claim_status": "_read",
-    "read_device_health": "_read",
+    "read_device_health": "_health_read",
     "read_pool_status": "_pools",
     "read_template_claim_status": "_read",
     "watch_claim_status": "_watch",

@@ -1,10 +1,10 @@
-"""TLS and credentials of a configuration: certificate files, tokens, exec plugins, checked.
+"""The credentials of a configuration for httpx2: tokens, token files, exec plugins, checked
+(its TLS context is _tls's).
 
-lightkube's adapter (``ConnectionParams.httpx_params``) lets a missing or unreadable certificate
-file through as a bare OSError, a client certificate without its key as a TypeError, and an
-exec plugin that is missing, fails or prints something else as FileNotFoundError, KeyError or
-JSONDecodeError, from inside a request. Here each file is read by us and each plugin run by us,
-so that every such problem is a KubeAPIError naming the file, the entry and what is wrong. A
+lightkube's adapter (``ConnectionParams.httpx_params``) lets an exec plugin that is missing,
+fails or prints something else through as FileNotFoundError, KeyError or JSONDecodeError, from
+inside a request. Here each plugin is run by us, so that every such problem is a KubeAPIError
+naming the entry and what is wrong. A
 credential problem raised while a request is sent is a CredentialError (a KubeAPIError): a watch
 ends on it instead of retrying.
 
@@ -16,13 +16,9 @@ background, holding its stdout, can neither keep the request waiting nor outlive
 from __future__ import annotations
 
 import asyncio
-import base64
-import binascii
 import contextlib
 import os
 import signal
-import ssl
-import tempfile
 from collections.abc import AsyncGenerator, Generator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -32,6 +28,7 @@ import orjson
 
 from dra_metadata._model._errors import KubeAPIError
 from dra_metadata.kube._errors import CredentialError
+from dra_metadata.kube._tls import config_file, entry_name
 
 if TYPE_CHECKING:
     from lightkube.config.kubeconfig import SingleConfig
@@ -97,115 +94,14 @@ async def _drained(
                 process.kill()
 
 
-def _file(config: SingleConfig, name: str, source: str) -> Path:
-    """A file the configuration names, relative to the kubeconfig's directory."""
-    path = Path(name).expanduser()
-    if path.is_absolute():
-        return path
-    if config.fname is None:
-        raise KubeAPIError(
-            f"{source} names the file {name} by a relative path, but has no kubeconfig file it "
-            "would be relative to: give an absolute path"
-        )
-    return Path(config.fname).parent / path
-
-
-def _read(path: Path, what: str, source: str) -> bytes:
-    try:
-        return path.read_bytes()
-    except OSError as error:
-        raise KubeAPIError(
-            f"the {what} {path} of {source} cannot be read ({error.strerror}): check that the "
-            "file exists and that this user may read it"
-        ) from None
-
-
-def _decoded(data: str, what: str, source: str) -> bytes:
-    try:
-        return base64.b64decode(data, validate=True)
-    except (binascii.Error, ValueError):
-        raise KubeAPIError(f"the {what} of {source} is not base64; fix it") from None
-
-
-def _entry(config: SingleConfig, kind: str) -> str:
-    name = config.context.cluster if kind == "cluster" else config.context.user
-    return f'{kind} "{name}"'
-
-
-def ssl_context(config: SingleConfig, source: str) -> ssl.SSLContext:
-    """The TLS context: the cluster's certificate authority, the user's client certificate."""
-    cluster = config.cluster
-    where = f"{_entry(config, 'cluster')} in {source}"
-    if cluster.certificate_auth or cluster.certificate_auth_data:
-        if cluster.certificate_auth:
-            path = _file(config, cluster.certificate_auth, source)
-            what = f"certificate-authority {path}"
-            data = _read(path, "certificate-authority", where)
-        else:
-            what = "certificate-authority-data"
-            data = _decoded(str(cluster.certificate_auth_data), what, where)
-        try:  # PEM is ASCII text; anything else is handed over as DER
-            text: str | bytes = data.decode("ascii")
-        except UnicodeDecodeError:
-            text = data
-        try:
-            context = ssl.create_default_context(cadata=text)
-        except (ssl.SSLError, ValueError) as error:
-            raise KubeAPIError(
-                f"the {what} of {where} holds no usable certificate ({error}): it must be the "
-                "PEM certificate(s) of the authority that signed the API server's certificate"
-            ) from None
-    else:
-        context = httpx2.create_ssl_context(verify=not cluster.insecure, trust_env=True)
-    if config.user is not None:
-        _load_client_certificate(context, config, source)
-    return context
-
-
-def _load_client_certificate(context: ssl.SSLContext, config: SingleConfig, source: str) -> None:
-    user = config.user
-    assert user is not None  # noqa: S101 - checked by the caller
-    where = f"{_entry(config, 'user')} in {source}"
-    has_certificate = bool(user.client_cert or user.client_cert_data)
-    has_key = bool(user.client_key or user.client_key_data)
-    if not has_certificate and not has_key:
-        return
-    if has_certificate != has_key:
-        given, missing = ("certificate", "key") if has_certificate else ("key", "certificate")
-        raise KubeAPIError(
-            f"{where} has a client {given} but no client-{missing}(-data): give both, or neither"
-        )
-    with tempfile.TemporaryDirectory(prefix="dra-metadata-") as scratch:
-        files = []
-        for kind, name, inline in (
-            ("client-certificate", user.client_cert, user.client_cert_data),
-            ("client-key", user.client_key, user.client_key_data),
-        ):
-            if inline:
-                copy = Path(scratch) / kind
-                copy.write_bytes(_decoded(inline, f"{kind}-data", where))
-                files.append((f"{kind}-data", copy))
-            else:
-                path = _file(config, str(name), source)
-                _read(path, kind, where)  # its own message when it cannot be read
-                files.append((f"{kind} {path}", path))
-        try:
-            context.load_cert_chain(files[0][1], files[1][1])
-        except (ssl.SSLError, OSError) as error:  # ssl.SSLError is an OSError
-            raise KubeAPIError(
-                f"the {files[0][0]} and {files[1][0]} of {where} are not a PEM certificate and "
-                f"its private key ({error}); fix them"
-            ) from None
-
-
 def auth(config: SingleConfig, source: str) -> httpx2.Auth | None:
     """How requests authenticate: a token (file), an exec plugin, a password, or not at all."""
     user = config.user
     if user is None:
         return None
-    where = f"{_entry(config, 'user')} in {source}"
+    where = f"{entry_name(config, 'user')} in {source}"
     if user.token_file is not None:
-        return TokenFileAuth(_file(config, user.token_file, source), where)
+        return TokenFileAuth(config_file(config, user.token_file, source), where)
     if user.token is not None:
         return _BearerAuth(user.token)
     if user.exec is not None:

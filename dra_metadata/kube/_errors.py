@@ -10,13 +10,18 @@ from __future__ import annotations
 import re
 import ssl
 from dataclasses import dataclass
-from typing import Any
 
 import orjson
 
 from dra_metadata._model._errors import DeviceMetadataError, KubeAPIError, MetadataNotFoundError
 from dra_metadata._reading._missing import WORDING
 from dra_metadata.kube._identity import Resolved
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from typing import Any
 
 EXAMPLE_ROLE = "examples/kubernetes/api-reader-rbac.yaml in the dra-metadata sources"
 INSTALL_HINT = "pip install 'dra-metadata[kube]'"
@@ -260,3 +265,13 @@ def malformed_answer(target: Target, verb: str, body: bytes) -> KubeAPIError:
         verb,
         None,
     )
+
+
+def decode_object(target: Target, verb: str, body: bytes) -> Mapping[str, Any]:
+    try:
+        value = orjson.loads(body)
+    except orjson.JSONDecodeError:
+        raise malformed_answer(target, verb, body) from None
+    if not isinstance(value, dict):
+        raise malformed_answer(target, verb, body)
+    return value

@@ -12,12 +12,10 @@ from __future__ import annotations
 import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
 
 from dra_metadata._model._errors import KubeAPIError, MetadataNotFoundError
-from dra_metadata.kube._errors import EXAMPLE_ROLE, claim_target
+from dra_metadata.kube._errors import EXAMPLE_ROLE, Target, claim_target
 from dra_metadata.kube._health_resolve import ClaimReferences, needed_claims, resolve
-from dra_metadata.kube._http import Api, Deadline, aget_object
 from dra_metadata.kube._mapping import (
     claim_status_from_object,
     device_health_from_pod,
@@ -25,10 +23,23 @@ from dra_metadata.kube._mapping import (
 )
 from dra_metadata.kube._models import ClaimStatus, DeviceHealth, UnresolvedDeviceWarning
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
+
 if TYPE_CHECKING:
+    from collections.abc import Callable, Generator
+    from typing import Any
+
     import httpx2
 
+    from dra_metadata.kube._deadline import Deadline
+    from dra_metadata.kube._http import Api
     from dra_metadata.kube._identity import Resolved
+
+    Answer = Mapping[str, Any] | KubeAPIError | MetadataNotFoundError
+    """What a GET of a claim brought: the object, or the error the GET raised."""
+    Naming = Generator[Target, Answer, tuple[DeviceHealth, ...]]
+    """The steps of naming a view's devices: each claim to GET, sent its answer, then the
+    result."""
 
 CLAIM_PERMISSION = '"get" on "resourceclaims" (apiGroup resource.k8s.io)'
 
@@ -58,9 +69,12 @@ class PodHealthView:
 
 @dataclass
 class ClaimResolver:
-    """Reads the claims a pod's health entries point to; keeps what a watch can keep."""
+    """Reads the claims a pod's health entries point to; keeps what a watch can keep.
 
-    api: Api
+    ``naming`` holds the decisions and makes no request: ``named`` drives it with the GETs of
+    an httpx2 client, ``named_by`` with any function that GETs (a plain read's).
+    """
+
     namespace: Resolved
     kept: dict[str, ClaimStatus] = field(default_factory=dict)
     forbidden: str | None = None
@@ -68,9 +82,46 @@ class ClaimResolver:
     told: set[str] = field(default_factory=set)
 
     async def named(
-        self, http: httpx2.AsyncClient, view: PodHealthView, deadline: Deadline | None = None
+        self,
+        api: Api,
+        http: httpx2.AsyncClient,
+        view: PodHealthView,
+        deadline: Deadline | None = None,
     ) -> tuple[DeviceHealth, ...]:
         """The view's health with the devices named where that is unambiguous."""
+        from dra_metadata.kube._http import aget_object  # noqa: PLC0415 - asyncio's side
+
+        steps = self.naming(view, stacklevel=5)
+        answer: Answer | None = None
+        try:
+            while True:
+                target = steps.send(answer)  # type: ignore[arg-type] # the first is None
+                try:
+                    answer = await aget_object(api, http, target, deadline)
+                except (MetadataNotFoundError, KubeAPIError) as error:
+                    answer = error
+        except StopIteration as done:
+            return done.value  # type: ignore[no-any-return]
+
+    def named_by(
+        self, get: Callable[[Target], Mapping[str, Any]], view: PodHealthView, stacklevel: int
+    ) -> tuple[DeviceHealth, ...]:
+        """As ``named``, each claim read by ``get``; a warning is ``stacklevel`` frames up from
+        the caller (1: the caller's line)."""
+        steps = self.naming(view, stacklevel=stacklevel + 3)
+        answer: Answer | None = None
+        try:
+            while True:
+                target = steps.send(answer)  # type: ignore[arg-type] # the first is None
+                try:
+                    answer = get(target)
+                except (MetadataNotFoundError, KubeAPIError) as error:
+                    answer = error
+        except StopIteration as done:
+            return done.value  # type: ignore[no-any-return]
+
+    def naming(self, view: PodHealthView, *, stacklevel: int) -> Naming:
+        """The claims to read for ``view``, one at a time, then its health named."""
         references = view.reference_map()
         claims: dict[str, ClaimStatus | str] = {}
         refused: list[str] = []
@@ -83,21 +134,18 @@ class ClaimResolver:
                 claims[name] = self.forbidden
                 refused.append(name)
                 continue
-            claims[name] = await self._read(http, name, deadline, refused, failures)
-        self._warn(refused, failures)
+            answer = yield claim_target(name, self.namespace)
+            claims[name] = self._settled(name, answer, refused, failures)
+        self._warn(refused, failures, stacklevel)
         return resolve(view.health, references, claims)
 
-    async def _read(
-        self,
-        http: httpx2.AsyncClient,
-        name: str,
-        deadline: Deadline | None,
-        refused: list[str],
-        failures: list[str],
+    def _settled(
+        self, name: str, answer: Answer, refused: list[str], failures: list[str]
     ) -> ClaimStatus | str:
-        target = claim_target(name, self.namespace)
         try:
-            status = claim_status_from_object(await aget_object(self.api, http, target, deadline))
+            if isinstance(answer, (KubeAPIError, MetadataNotFoundError)):
+                raise answer
+            status = claim_status_from_object(answer)
         except MetadataNotFoundError:
             return f'resourceclaim "{name}" in namespace "{self.namespace.value}" not found'
         except KubeAPIError as error:
@@ -114,7 +162,7 @@ class ClaimResolver:
             self.kept[name] = status
         return status
 
-    def _warn(self, refused: list[str], failures: list[str]) -> None:
+    def _warn(self, refused: list[str], failures: list[str], stacklevel: int) -> None:
         texts = []
         if refused:
             names = ", ".join(f'"{name}"' for name in refused)
@@ -131,4 +179,4 @@ class ClaimResolver:
         for text in texts:
             if text not in self.told:
                 self.told.add(text)
-                warnings.warn(text, UnresolvedDeviceWarning, stacklevel=4)
+                warnings.warn(text, UnresolvedDeviceWarning, stacklevel=stacklevel)

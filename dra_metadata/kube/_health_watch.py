@@ -56,7 +56,7 @@ async def awatch_snapshots(
     """The body of watch_device_health / awatch_device_health."""
     clock = Clock(timeout, stop_event, awaitable=awaitable)
     target = where.target(api)
-    resolver = ClaimResolver(api, target.namespace)
+    resolver = ClaimResolver(target.namespace)
 
     def view(pod: Mapping[str, Any]) -> PodHealthView:
         return PodHealthView.of(pod, where.container)
@@ -71,7 +71,7 @@ async def awatch_snapshots(
                 if clock.stopped():
                     return
                 if update is not None:
-                    snapshot = await resolver.named(http, update)
+                    snapshot = await resolver.named(api, http, update)
                     if snapshot != last:
                         last = snapshot
                         yield snapshot

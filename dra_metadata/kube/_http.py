@@ -11,21 +11,18 @@ now and then never reaches. The synchronous reads run on a private event loop (_
 from __future__ import annotations
 
 import asyncio
-import math
 import sys
-import time
 from collections.abc import Callable, Coroutine, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
-import orjson
-
 from dra_metadata._model._errors import KubeAPIError
+from dra_metadata.kube._deadline import REQUEST_TIMEOUT_SECONDS, Deadline
 from dra_metadata.kube._errors import (
     INSTALL_HINT,
     Target,
     deadline_error,
-    malformed_answer,
+    decode_object,
     status_error,
     transport_error,
 )
@@ -37,45 +34,6 @@ if TYPE_CHECKING:
     from lightkube.config.kubeconfig import SingleConfig
 
 _T = TypeVar("_T")
-
-REQUEST_TIMEOUT_SECONDS = 10.0
-"""The default deadline of a read: everything from the credentials (an exec plugin) to the last
-byte of the answer must be done by then, however slowly the server trickles (``timeout=``)."""
-
-
-def checked_request_timeout(timeout: float) -> float:
-    """A read's ``timeout=``: a number of seconds > 0 (math.inf: no deadline)."""
-    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not timeout > 0:
-        raise ValueError(
-            f"timeout must be a number of seconds > 0 (the deadline of the read), not {timeout!r}"
-        )
-    return float(timeout)
-
-
-@dataclass(frozen=True, slots=True)
-class Deadline:
-    """When a call (one read, or the requests of one read) must be done."""
-
-    seconds: float
-    end: float
-
-    @classmethod
-    def after(cls, seconds: float) -> Deadline:
-        return cls(seconds, time.monotonic() + seconds)
-
-    def remaining(self) -> float | None:
-        """Seconds left (0 once passed); None without a deadline."""
-        if math.isinf(self.seconds):
-            return None
-        return max(0.0, self.end - time.monotonic())
-
-    def passed(self) -> bool:
-        remaining = self.remaining()
-        return remaining is not None and remaining <= 0
-
-    def httpx_timeout(self) -> float | None:
-        """The time-out of each connect, read and write: never shorter than the deadline."""
-        return None if math.isinf(self.seconds) else self.seconds
 
 
 async def within(
@@ -148,7 +106,8 @@ class Api:
         """A client for this server: its TLS, its credentials (checked: KubeAPIError)."""
         import httpx2  # noqa: PLC0415
 
-        from dra_metadata.kube._credentials import auth, ssl_context  # noqa: PLC0415
+        from dra_metadata.kube._credentials import auth  # noqa: PLC0415
+        from dra_metadata.kube._tls import ssl_context  # noqa: PLC0415
         from dra_metadata.kube._transport import closing_transport  # noqa: PLC0415
 
         verify = ssl_context(self.config, self.source)
@@ -183,16 +142,6 @@ def connect(client: Client | AsyncClient | None) -> Api:
         return Api(config, client.namespace, source)
     loaded = load_configuration()
     return Api(loaded.config, loaded.namespace, loaded.source)
-
-
-def decode_object(target: Target, verb: str, body: bytes) -> Mapping[str, Any]:
-    try:
-        value = orjson.loads(body)
-    except orjson.JSONDecodeError:
-        raise malformed_answer(target, verb, body) from None
-    if not isinstance(value, dict):
-        raise malformed_answer(target, verb, body)
-    return value
 
 
 async def aget_object(

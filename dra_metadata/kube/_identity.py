@@ -40,6 +40,14 @@ def check_name(argument: str, value: object, *, label: bool = False) -> str:
     return value
 
 
+def check_where(*, namespace: str | None, pod_name: str | None = None) -> None:
+    """The names given as arguments, before any configuration is loaded."""
+    if namespace is not None:
+        check_name("namespace", namespace, label=True)
+    if pod_name is not None:
+        check_name("pod_name", pod_name)
+
+
 @dataclass(frozen=True, slots=True)
 class Resolved:
     """A namespace or pod name, and where it came from (for error messages)."""

@@ -25,8 +25,9 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import orjson
 
 from dra_metadata._model._errors import KubeAPIError
-from dra_metadata.kube._errors import _server_status
-from dra_metadata.kube._http import REQUEST_TIMEOUT_SECONDS, Api, connect, decode_object
+from dra_metadata.kube._deadline import REQUEST_TIMEOUT_SECONDS
+from dra_metadata.kube._errors import _server_status, decode_object
+from dra_metadata.kube._http import Api, connect
 from dra_metadata.kube._pool_errors import (
     COLLECTION_PATH,
     GROUP,

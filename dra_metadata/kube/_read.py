@@ -5,26 +5,19 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from dra_metadata.kube._deadline import REQUEST_TIMEOUT_SECONDS, Deadline, checked_request_timeout
 from dra_metadata.kube._errors import Target, claim_target, pod_target
-from dra_metadata.kube._health import ClaimResolver, PodHealthView
-from dra_metadata.kube._http import (
-    REQUEST_TIMEOUT_SECONDS,
-    Api,
-    Deadline,
-    aget_object,
-    checked_request_timeout,
-    connect,
-)
-from dra_metadata.kube._identity import check_name, resolve_pod_name
+from dra_metadata.kube._http import Api, aget_object, connect
+from dra_metadata.kube._identity import check_name, check_where, resolve_pod_name
 from dra_metadata.kube._mapping import claim_status_from_object, generated_claim_name
-from dra_metadata.kube._models import ClaimStatus, DeviceHealth
+from dra_metadata.kube._models import ClaimStatus
 from dra_metadata.kube._sync import run
 
 if TYPE_CHECKING:
     from lightkube import AsyncClient, Client
 
 
-def _get(api: Api, deadline: Deadline, target: Target) -> Mapping[str, Any]:
+def get_by_itself(api: Api, deadline: Deadline, target: Target) -> Mapping[str, Any]:
     """One GET, on a connection of its own, done by the deadline."""
 
     async def get() -> Mapping[str, Any]:
@@ -32,14 +25,6 @@ def _get(api: Api, deadline: Deadline, target: Target) -> Mapping[str, Any]:
             return await aget_object(api, http, target, deadline)
 
     return run(get)
-
-
-def _check_where(*, namespace: str | None, pod_name: str | None = None) -> None:
-    """The names given as arguments, before any configuration is loaded."""
-    if namespace is not None:
-        check_name("namespace", namespace, label=True)
-    if pod_name is not None:
-        check_name("pod_name", pod_name)
 
 
 def read_claim_status(
@@ -61,11 +46,11 @@ def read_claim_status(
     it).
     """
     check_name("claim_name", claim_name)
-    _check_where(namespace=namespace)
+    check_where(namespace=namespace)
     deadline = Deadline.after(checked_request_timeout(timeout))
     api = connect(client)
     target = claim_target(claim_name, api.namespace(namespace))
-    return claim_status_from_object(_get(api, deadline, target))
+    return claim_status_from_object(get_by_itself(api, deadline, target))
 
 
 def read_template_claim_status(
@@ -83,7 +68,7 @@ def read_template_claim_status(
     Needs ``get`` on ``pods`` and ``resourceclaims``.
     """
     check_name("pod_claim_name", pod_claim_name, label=True)
-    _check_where(namespace=namespace, pod_name=pod_name)
+    check_where(namespace=namespace, pod_name=pod_name)
     deadline = Deadline.after(checked_request_timeout(timeout))
     api = connect(client)
     namespace_used = api.namespace(namespace)
@@ -98,44 +83,3 @@ def read_template_claim_status(
             return await aget_object(api, http, target, deadline)
 
     return claim_status_from_object(run(read))
-
-
-def read_device_health(
-    *,
-    pod_name: str | None = None,
-    container_name: str | None = None,
-    namespace: str | None = None,
-    client: Client | AsyncClient | None = None,
-    timeout: float = REQUEST_TIMEOUT_SECONDS,
-) -> tuple[DeviceHealth, ...]:
-    """The health the kubelet reports for each device allocated to the pod's containers.
-
-    One DeviceHealth per resource of ``allocatedResourcesStatus`` in the Pod's container
-    statuses (this pod unless ``pod_name``; every container unless ``container_name``). Empty
-    while the kubelet reports none. Entries the kubelet keys by a CDI device ID are named
-    (`driver`, `pool`, `device`) through the pod's claims where that is unambiguous, else
-    `unresolved` says why (see DeviceHealth). ``timeout``: the deadline of the read, the claims
-    included, as in read_claim_status.
-
-    Needs ``get`` on ``pods``, and ``get`` on ``resourceclaims`` to name CDI-keyed devices:
-    without it the health is returned unresolved, with one UnresolvedDeviceWarning naming the
-    permission. Raises MetadataNotFoundError (no such pod or container) or KubeAPIError.
-
-    Example:
-        >>> for device in kube.read_device_health(container_name="trainer"):  # doctest: +SKIP
-        ...     print(device.device or device.unresolved, device.health, device.message)
-    """
-    if container_name is not None:
-        check_name("container_name", container_name, label=True)
-    _check_where(namespace=namespace, pod_name=pod_name)
-    deadline = Deadline.after(checked_request_timeout(timeout))
-    api = connect(client)
-    pod = pod_target(resolve_pod_name(pod_name), api.namespace(namespace))
-    resolver = ClaimResolver(api, pod.namespace)
-
-    async def read() -> tuple[DeviceHealth, ...]:
-        async with api.async_client(deadline.httpx_timeout()) as http:
-            view = PodHealthView.of(await aget_object(api, http, pod, deadline), container_name)
-            return await resolver.named(http, view, deadline)
-
-    return run(read)

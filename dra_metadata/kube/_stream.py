@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 import orjson
 
 from dra_metadata._model._errors import KubeAPIError, MetadataNotFoundError
+from dra_metadata.kube._deadline import REQUEST_TIMEOUT_SECONDS, Deadline
 from dra_metadata.kube._errors import (
     CredentialError,
     Target,
@@ -33,7 +34,7 @@ from dra_metadata.kube._errors import (
     status_error_from,
     transport_error,
 )
-from dra_metadata.kube._http import REQUEST_TIMEOUT_SECONDS, Api, Deadline, aget_object, within
+from dra_metadata.kube._http import Api, aget_object, within
 from dra_metadata.kube._mapping import claim_status_from_object
 from dra_metadata.kube._models import ClaimStatus
 

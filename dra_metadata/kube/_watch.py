@@ -13,8 +13,9 @@ from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from dra_metadata.kube._deadline import REQUEST_TIMEOUT_SECONDS, Deadline
 from dra_metadata.kube._errors import Target, claim_target, deadline_error, pod_target
-from dra_metadata.kube._http import REQUEST_TIMEOUT_SECONDS, Api, Deadline, aget_object, connect
+from dra_metadata.kube._http import Api, aget_object, connect
 from dra_metadata.kube._identity import check_name, resolve_pod_name
 from dra_metadata.kube._mapping import generated_claim_name
 from dra_metadata.kube._models import ClaimStatus

@@ -27,7 +27,7 @@ import pytest
 from dra_metadata import KubeAPIError, wait_for_network_data
 from dra_metadata.kube import awatch_claim_status, read_claim_status, watch_claim_status
 from dra_metadata.kube._config import load_configuration
-from dra_metadata.kube._credentials import ssl_context
+from dra_metadata.kube._tls import ssl_context
 
 from helpers import run_command, unprivileged
 

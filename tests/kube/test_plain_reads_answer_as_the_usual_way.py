@@ -1,0 +1,273 @@
+"""``read_device_health`` without ``client=`` reads with the standard library (a plain read: what
+makes ``dra-metadata health --fail-on`` cheap enough for a probe) where the configuration
+allows, and answers and fails exactly as the usual way (lightkube's configuration, httpx2).
+
+Against a real kube-apiserver (see kube_harness.py). Each case is read twice with the same
+kubeconfig file: as it is (taken by the plain read) and with one field the plain read does not
+serve and the usual way ignores (``extensions`` of the cluster), which sends the read the usual
+way; results, errors and warnings must be the same.
+"""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import socket
+import subprocess
+import sys
+import threading
+import warnings
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+
+from dra_metadata import DeviceMetadataError
+from dra_metadata.kube import DeviceHealth, read_device_health
+from dra_metadata.kube._plain_config import plain_configuration
+
+import kube_harness
+from helpers import COMMAND
+from kube_harness import ApiServer, cdi_pod, pods_only_token, report_cdi_health
+
+pytestmark = pytest.mark.skipif(kube_harness.assets() is None, reason=kube_harness.SKIP_REASON)
+
+
+class Kubeconfig:
+    """One kubeconfig file, written for the plain read or for the usual way in turn."""
+
+    def __init__(self, path: Path, cluster: dict[str, Any], user: dict[str, Any]) -> None:
+        self.path = path
+        self.cluster = cluster
+        self.user = user
+
+    def write(self, *, plain: bool) -> None:
+        cluster = self.cluster if plain else {**self.cluster, "extensions": []}
+        self.path.write_bytes(
+            orjson.dumps(
+                {
+                    "clusters": [{"name": "test", "cluster": cluster}],
+                    "users": [{"name": "user", "user": self.user}],
+                    "contexts": [{"name": "test", "context": {"cluster": "test", "user": "user"}}],
+                    "current-context": "test",
+                }
+            )
+        )
+        assert (plain_configuration() is not None) is plain
+
+
+Outcome = tuple[str, Any, list[str]]
+
+
+def outcome(read: Callable[[], tuple[DeviceHealth, ...]]) -> Outcome:
+    """("ok", the health, warnings) or ("error", its type and message, warnings)."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            result: Any = read()
+        except DeviceMetadataError as error:
+            return "error", (type(error).__name__, str(error)), [str(w.message) for w in caught]
+    return "ok", result, [str(w.message) for w in caught]
+
+
+def both_ways(kubeconfig: Kubeconfig, read: Callable[[], tuple[DeviceHealth, ...]]) -> Outcome:
+    """The outcome of ``read``, checked to be the same the plain way and the usual way."""
+    kubeconfig.write(plain=True)
+    plain = outcome(read)
+    kubeconfig.write(plain=False)
+    usual = outcome(read)
+    assert plain == usual
+    return plain
+
+
+@pytest.fixture
+def environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
+    """A clean environment with $KUBECONFIG naming tmp_path/kubeconfig (not written yet)."""
+    for name in ("KUBERNETES_SERVICE_HOST", "POD_NAME", "POD_NAMESPACE", "HTTPS_PROXY"):
+        monkeypatch.delenv(name, raising=False)
+        monkeypatch.delenv(name.lower(), raising=False)
+    path = tmp_path / "kubeconfig"
+    monkeypatch.setenv("KUBECONFIG", str(path))
+    return path
+
+
+@pytest.fixture
+def kubeconfig(server: ApiServer, environment: Path) -> Kubeconfig:
+    cluster = {"server": server.url, "certificate-authority": str(server.ca_file)}
+    return Kubeconfig(environment, cluster, {"token": kube_harness.ADMIN_TOKEN})
+
+
+@pytest.fixture
+def health_pod(server: ApiServer, namespace: str) -> str:
+    uids = cdi_pod(server, namespace)
+    report_cdi_health(server, namespace, uids, "Unhealthy", "ECC errors")
+    return namespace
+
+
+def test_device_health_is_the_same_by_both_ways(kubeconfig: Kubeconfig, health_pod: str) -> None:
+    state, health, told = both_ways(
+        kubeconfig, lambda: read_device_health(namespace=health_pod, pod_name="dra-meta")
+    )
+    assert state == "ok"
+    assert told == []
+    assert {entry.health for entry in health} == {"Unhealthy"}
+    assert all(entry.device for entry in health)  # named through the claims: GETs after the pod
+
+
+def test_a_large_pod_is_read_the_same_by_both_ways(
+    server: ApiServer, kubeconfig: Kubeconfig, health_pod: str
+) -> None:
+    pod = f"{kube_harness.PODS.format(namespace=health_pod)}/dra-meta"
+    notes = {f"example.com/note-{index}": "x" * 1000 for index in range(200)}
+    server.request(
+        "PATCH",
+        pod,
+        {"metadata": {"annotations": notes}},
+        content_type="application/merge-patch+json",
+    )
+    state, health, _ = both_ways(
+        kubeconfig, lambda: read_device_health(namespace=health_pod, pod_name="dra-meta")
+    )
+    assert state == "ok"
+    assert len(health) == 2
+
+
+def test_claims_that_may_not_be_read_warn_the_same_by_both_ways(
+    server: ApiServer, kubeconfig: Kubeconfig, health_pod: str
+) -> None:
+    kubeconfig.user = {"token": pods_only_token(server, health_pod)}
+    state, health, told = both_ways(
+        kubeconfig, lambda: read_device_health(namespace=health_pod, pod_name="dra-meta")
+    )
+    assert state == "ok"
+    assert all(entry.unresolved for entry in health)
+    assert len(told) == 1
+    assert '"get" on "resourceclaims"' in told[0]
+
+
+def test_a_missing_pod_is_the_same_error_by_both_ways(
+    kubeconfig: Kubeconfig, namespace: str
+) -> None:
+    state, (kind, message), _ = both_ways(
+        kubeconfig, lambda: read_device_health(namespace=namespace, pod_name="nowhere")
+    )
+    assert (state, kind) == ("error", "MetadataNotFoundError")
+    assert "nowhere" in message
+
+
+def test_a_token_the_server_refuses_is_the_same_error_by_both_ways(
+    kubeconfig: Kubeconfig, namespace: str
+) -> None:
+    kubeconfig.user = {"token": "not-a-token-of-this-server"}
+    state, (kind, message), _ = both_ways(
+        kubeconfig, lambda: read_device_health(namespace=namespace, pod_name="dra-meta")
+    )
+    assert (state, kind) == ("error", "KubeAPIError")
+    assert "401" in message
+
+
+def test_a_certificate_authority_that_is_not_the_servers_is_the_same_error_by_both_ways(
+    server: ApiServer, kubeconfig: Kubeconfig, namespace: str
+) -> None:
+    other = ssl_certificate_of_another_authority(server)
+    kubeconfig.cluster = {"server": server.url, "certificate-authority-data": other}
+    state, (kind, message), _ = both_ways(
+        kubeconfig, lambda: read_device_health(namespace=namespace, pod_name="dra-meta")
+    )
+    assert (state, kind) == ("error", "KubeAPIError")
+    assert "certificate" in message
+
+
+def ssl_certificate_of_another_authority(server: ApiServer) -> str:
+    """The base64 PEM of a certificate authority that did not sign the server's certificate."""
+    directory = server.directory / "other-authority"
+    directory.mkdir(exist_ok=True)
+    subprocess.run(
+        [
+            "openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256",
+            "-nodes", "-subj", "/CN=other", "-days", "1",
+            "-keyout", str(directory / "key"), "-out", str(directory / "crt"),
+        ],
+        check=True,
+        capture_output=True,
+    )  # fmt: skip
+    return base64.b64encode((directory / "crt").read_bytes()).decode()
+
+
+def test_a_server_that_cannot_be_reached_is_the_same_error_by_both_ways(
+    kubeconfig: Kubeconfig, server: ApiServer, namespace: str
+) -> None:
+    with socket.socket() as closed:
+        closed.bind(("127.0.0.1", 0))
+        port = closed.getsockname()[1]
+    kubeconfig.cluster = {**kubeconfig.cluster, "server": f"https://127.0.0.1:{port}"}
+    state, (kind, message), _ = both_ways(
+        kubeconfig, lambda: read_device_health(namespace=namespace, pod_name="dra-meta")
+    )
+    assert (state, kind) == ("error", "KubeAPIError")
+    assert f"127.0.0.1:{port}" in message
+
+
+@pytest.fixture
+def silent_server() -> Iterator[int]:
+    """A port that takes connections and never says a word (a hung API server)."""
+    listener = socket.create_server(("127.0.0.1", 0))
+    held: list[socket.socket] = []
+    done = threading.Event()
+
+    def take() -> None:
+        listener.settimeout(0.1)
+        while not done.is_set():
+            with contextlib.suppress(TimeoutError):
+                held.append(listener.accept()[0])
+
+    taker = threading.Thread(target=take, daemon=True)
+    taker.start()
+    yield int(listener.getsockname()[1])
+    done.set()
+    taker.join()
+    for connection in held:
+        connection.close()
+    listener.close()
+
+
+def test_a_server_that_never_answers_is_the_same_deadline_by_both_ways(
+    kubeconfig: Kubeconfig, silent_server: int, namespace: str
+) -> None:
+    kubeconfig.cluster = {**kubeconfig.cluster, "server": f"https://127.0.0.1:{silent_server}"}
+    state, (kind, message), _ = both_ways(
+        kubeconfig,
+        lambda: read_device_health(namespace=namespace, pod_name="dra-meta", timeout=0.5),
+    )
+    assert (state, kind) == ("error", "KubeAPIError")
+    assert "0.5" in message
+
+
+def test_a_probe_imports_no_http_client_no_event_loop_and_no_typing(
+    server: ApiServer, health_pod: str, tmp_path: Path
+) -> None:
+    kubeconfig = server.write_kubeconfig(tmp_path / "probe-kubeconfig")
+    listing = tmp_path / "modules.txt"
+    code = (
+        "import atexit, sys\n"
+        f"atexit.register(lambda: open({str(listing)!r}, 'w').write('\\n'.join(sys.modules)))\n"
+        f"sys.argv = [{COMMAND!r}, 'health', '--fail-on', 'unhealthy', '--namespace', "
+        f"{health_pod!r}, '--pod', 'dra-meta']\n"
+        f"exec(compile(open({COMMAND!r}).read(), {COMMAND!r}, 'exec'))\n"
+    )
+    environment = {"KUBECONFIG": str(kubeconfig), "PATH": "/usr/bin:/bin"}
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        env=environment,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 1, done.stderr  # --fail-on unhealthy: the devices are Unhealthy
+    assert "ECC errors" in done.stderr
+    loaded = set(listing.read_text().split())
+    assert sorted(loaded & {"lightkube", "httpx2", "httpcore2", "asyncio", "anyio", "typing"}) == []
