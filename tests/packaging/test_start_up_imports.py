@@ -45,7 +45,6 @@ COMMAND_LINE = {
     "locale",  # gettext's language lookup
     "_locale",
     "gc",  # built in: collections off while the command imports, its objects frozen after
-    "signal",  # SIGINT and SIGTERM end the command with one line and 130/143
     "select",  # stdout a pipe (as here): whether its reader is gone, before a write fails
     "shlex",  # show -o env, a value that needs quoting for a shell (not loaded otherwise)
 }
@@ -114,6 +113,7 @@ NEVER = {
     "pydantic",  # only json_schema() and validation
     "inotify_simple",  # only watching
     "threading",  # only a watch or wait that starts inotify (the hub's thread)
+    "signal",  # its enums of every signal: the handlers are set through _signal (built in)
     "lightkube",
     "httpx2",
 }

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import signal
 import sys
 
 from dra_metadata.cli._arguments import (
@@ -25,6 +24,7 @@ from dra_metadata.cli._exit import (
     report_stale,
 )
 from dra_metadata.cli._output import Output
+from dra_metadata.cli._signals import defaults_before_exec
 
 # The variables and the waiting are imported when the arguments are added or the command
 # runs: --help lists every subcommand by its summary alone.
@@ -66,9 +66,7 @@ def _run(arguments: argparse.Namespace, out: Output) -> int:
         out.flush()
     if sys.stderr is not None:
         sys.stderr.flush()
-    # Python ignores these at start-up, and ignored signals stay ignored across exec.
-    for ignored in (signal.SIGPIPE, signal.SIGXFSZ):
-        signal.signal(ignored, signal.SIG_DFL)
+    defaults_before_exec()
     try:
         os.execvpe(command[0], command, environment)  # noqa: S606 - the user's command, no shell
     except FileNotFoundError:
