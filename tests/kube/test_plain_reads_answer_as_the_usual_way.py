@@ -5,7 +5,9 @@ allows, and answers and fails exactly as the usual way (lightkube's configuratio
 Against a real kube-apiserver (see kube_harness.py). Each case is read twice with the same
 kubeconfig file: as it is (taken by the plain read) and with one field the plain read does not
 serve and the usual way ignores (``extensions`` of the cluster), which sends the read the usual
-way; results, errors and warnings must be the same.
+way; results, errors and warnings must be the same. The probe itself runs as a subprocess,
+with a kubeconfig and, where the machine allows a mount namespace (root, ``unshare -m``), with
+the in-cluster ServiceAccount at its fixed place.
 """
 
 from __future__ import annotations
@@ -26,10 +28,11 @@ import pytest
 
 from dra_metadata import DeviceMetadataError
 from dra_metadata.kube import DeviceHealth, read_device_health
+from dra_metadata.kube._identity import SERVICE_ACCOUNT_DIR
 from dra_metadata.kube._plain_config import plain_configuration
 
 import kube_harness
-from helpers import COMMAND
+from helpers import COMMAND, can_unshare
 from kube_harness import ApiServer, cdi_pod, pods_only_token, report_cdi_health
 
 pytestmark = pytest.mark.skipif(kube_harness.assets() is None, reason=kube_harness.SKIP_REASON)
@@ -271,3 +274,48 @@ def test_a_probe_imports_no_http_client_no_event_loop_and_no_typing(
     assert "ECC errors" in done.stderr
     loaded = set(listing.read_text().split())
     assert sorted(loaded & {"lightkube", "httpx2", "httpcore2", "asyncio", "anyio", "typing"}) == []
+
+
+@pytest.mark.skipif(can_unshare() is not None, reason=str(can_unshare()))
+def test_a_probe_in_a_pod_reads_its_service_account_plainly(
+    server: ApiServer, health_pod: str, tmp_path: Path
+) -> None:
+    """The probe as a pod runs it: $KUBERNETES_SERVICE_HOST/PORT and the ServiceAccount at its
+    fixed place, mounted there in a mount namespace of the test's own (a tmpfs on /run)."""
+    account = tmp_path / "account"
+    account.mkdir()
+    (account / "token").write_text(kube_harness.ADMIN_TOKEN)
+    (account / "namespace").write_text(health_pod)  # no --namespace: the pod's own
+    (account / "ca.crt").write_bytes(server.ca_file.read_bytes())
+    listing = tmp_path / "modules.txt"
+    script = (
+        f"mount -t tmpfs dra-metadata-test /run && mkdir -p {SERVICE_ACCOUNT_DIR} && "
+        f'cp {account}/* {SERVICE_ACCOUNT_DIR}/ && exec "$0" "$@"'
+    )
+    code = (
+        "import atexit, sys\n"
+        f"atexit.register(lambda: open({str(listing)!r}, 'w').write('\\n'.join(sys.modules)))\n"
+        f"sys.argv = [{COMMAND!r}, 'health', '--fail-on', 'unhealthy', '--pod', 'dra-meta']\n"
+        f"exec(compile(open({COMMAND!r}).read(), {COMMAND!r}, 'exec'))\n"
+    )
+    in_pod = {
+        "KUBERNETES_SERVICE_HOST": "127.0.0.1",
+        "KUBERNETES_SERVICE_PORT": str(server.port),
+        "PATH": "/usr/bin:/bin",
+    }
+    namespace_of_its_own = ["unshare", "-m", "--propagation", "private", "/bin/sh", "-c", script]
+    done = subprocess.run(
+        [*namespace_of_its_own, sys.executable, "-c", code],
+        env=in_pod,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 1, done.stderr  # the devices are Unhealthy
+    assert "2 devices failing" in done.stderr
+    assert "ECC errors" in done.stderr
+    loaded = set(listing.read_text().split())
+    assert "dra_metadata.kube._plain_http" in loaded
+    assert sorted(loaded & {"lightkube", "httpx2", "asyncio", "yaml"}) == []
