@@ -187,6 +187,11 @@ def read_response(receive: Callable[[], bytes]) -> Answer:
     return Answer(status, body, keep_alive=keep_alive)
 
 
+def _is_visible_ascii(text: str) -> bool:
+    """Whether ``text`` is printable ASCII without spaces (what a token may hold)."""
+    return text.isascii() and text.isprintable() and " " not in text
+
+
 def _encoded_host(hostname: str) -> bytes | str:
     """``hostname`` as the bytes the IDNA codec would make of it, when it is ASCII in labels of
     1 to 63 characters (an IP address too): the socket and ssl modules encode a str with that
@@ -252,6 +257,8 @@ class PlainConnection:
                     raise Declined("the token file cannot be read") from None
                 if not token:
                     raise Declined("the token file is empty")
+            if token is not None and not _is_visible_ascii(token):
+                raise Declined("the token is not one header value")  # httpx2 says which
             self.authorization = b"" if token is None else b"Bearer " + token.encode()
         return self.authorization
 

@@ -171,6 +171,17 @@ def test_a_token_the_server_refuses_is_the_same_error_by_both_ways(
     assert "401" in message
 
 
+@pytest.mark.parametrize("token", ["abc\r\nX-Injected: 1", "tök", "two words"])
+def test_a_token_no_header_can_carry_as_it_is_is_the_same_error_by_both_ways(
+    kubeconfig: Kubeconfig, namespace: str, token: str
+) -> None:
+    kubeconfig.user = {"token": token}
+    state, (kind, _), _ = both_ways(
+        kubeconfig, lambda: read_device_health(namespace=namespace, pod_name="dra-meta")
+    )
+    assert (state, kind) == ("error", "KubeAPIError")
+
+
 def test_a_certificate_authority_that_is_not_the_servers_is_the_same_error_by_both_ways(
     server: ApiServer, kubeconfig: Kubeconfig, namespace: str
 ) -> None:
