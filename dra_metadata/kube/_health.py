@@ -91,7 +91,7 @@ class ClaimResolver:
         """The view's health with the devices named where that is unambiguous."""
         from dra_metadata.kube._http import aget_object  # noqa: PLC0415 - asyncio's side
 
-        steps = self.naming(view, stacklevel=5)
+        steps = self.naming(view, stacklevel=5)  # _warn, naming, here: the awaiting line
         answer: Answer | None = None
         try:
             while True:
