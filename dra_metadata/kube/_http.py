@@ -4,8 +4,8 @@ lightkube is imported here and in the watch only, when the API is used. The conf
 loaded and checked by _config, its TLS by _tls, its credentials by _credentials (lightkube's
 models, our checks); requests are made on an httpx2 AsyncClient built from it, so that a watch
 can be read line by line, resumed and stopped on our terms, and so that a request can be
-cancelled as a whole at its deadline: httpx2's time-outs bound each read, which a server sending a byte
-now and then never reaches. The synchronous reads run on a private event loop (_sync).
+cancelled as a whole at its deadline: httpx2's time-outs bound each read, which a server sending
+a byte now and then never reaches. The synchronous reads run on a private event loop (_sync).
 """
 
 from __future__ import annotations
