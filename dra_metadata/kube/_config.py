@@ -21,14 +21,17 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from dra_metadata._model._errors import KubeAPIError, shown_names
 from dra_metadata._reading._missing import WORDING
-from dra_metadata.kube._identity import SERVICE_ACCOUNT_DIR
+from dra_metadata.kube._identity import (
+    SERVICE_ACCOUNT_DIR,
+    in_cluster_service,
+    kubeconfig_path,
+)
 
 if TYPE_CHECKING:
     from lightkube.config.kubeconfig import SingleConfig
 
 _T = TypeVar("_T")
 
-DEFAULT_KUBECONFIG = "~/.kube/config"
 KUBECONFIG_LIMIT = 16 << 20
 """Bytes read of a kubeconfig at most (kubectl's are a few KiB; certificates inline add some)."""
 
@@ -55,15 +58,10 @@ def _flat(error: BaseException) -> str:
 
 def load_configuration(service_account_dir: Path = SERVICE_ACCOUNT_DIR) -> Loaded:
     """The in-cluster configuration where it is possible, else the kubeconfig; KubeAPIError."""
-    host = os.environ.get("KUBERNETES_SERVICE_HOST", "")
-    port = os.environ.get("KUBERNETES_SERVICE_PORT", "")
-    token_file = service_account_dir / "token"
-    if host and port and os.path.lexists(token_file):
-        return _in_cluster(service_account_dir, host, port)
-    from_environment = os.environ.get("KUBECONFIG", "")
-    if from_environment:
-        return load_kubeconfig(Path(from_environment), "$KUBECONFIG")
-    return load_kubeconfig(Path(DEFAULT_KUBECONFIG).expanduser(), DEFAULT_KUBECONFIG)
+    service = in_cluster_service(service_account_dir)
+    if service is not None:
+        return _in_cluster(service_account_dir, *service)
+    return load_kubeconfig(*kubeconfig_path())
 
 
 def _in_cluster(account: Path, host: str, port: str) -> Loaded:

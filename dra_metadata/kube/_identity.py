@@ -23,6 +23,28 @@ _DNS_SUBDOMAIN = re.compile(r"[a-z0-9]([-a-z0-9.]*[a-z0-9])?")
 _DNS_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
 
 
+DEFAULT_KUBECONFIG = "~/.kube/config"
+
+
+def in_cluster_service(service_account_dir: Path) -> tuple[str, str] | None:
+    """($KUBERNETES_SERVICE_HOST, $KUBERNETES_SERVICE_PORT) where the in-cluster configuration
+    is the one to use (both set and the ServiceAccount token file there), as client-go decides;
+    else None."""
+    host = os.environ.get("KUBERNETES_SERVICE_HOST", "")
+    port = os.environ.get("KUBERNETES_SERVICE_PORT", "")
+    if host and port and os.path.lexists(service_account_dir / "token"):
+        return host, port
+    return None
+
+
+def kubeconfig_path() -> tuple[Path, str]:
+    """The kubeconfig to use otherwise, and what named it: $KUBECONFIG, else ~/.kube/config."""
+    from_environment = os.environ.get("KUBECONFIG", "")
+    if from_environment:
+        return Path(from_environment), "$KUBECONFIG"
+    return Path(DEFAULT_KUBECONFIG).expanduser(), DEFAULT_KUBECONFIG
+
+
 def check_name(argument: str, value: object, *, label: bool = False) -> str:
     """An object name as the API server accepts it (it also goes into a URL path)."""
     if not isinstance(value, str):

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import orjson
 
-from dra_metadata.kube._identity import SERVICE_ACCOUNT_DIR
+from dra_metadata.kube._identity import SERVICE_ACCOUNT_DIR, in_cluster_service, kubeconfig_path
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
 
@@ -31,7 +31,6 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
     from typing import Any
 
-DEFAULT_KUBECONFIG = "~/.kube/config"
 DEFAULT_NAMESPACE = "default"  # lightkube's, for a context that names none
 KUBECONFIG_LIMIT = 16 << 20  # as _config's: larger is declined (and refused there)
 PROXY_VARIABLES = ("HTTPS_PROXY", "https_proxy", "ALL_PROXY", "all_proxy")
@@ -173,15 +172,10 @@ def plain_configuration(service_account_dir: Path = SERVICE_ACCOUNT_DIR) -> Plai
     """The configuration load_configuration would choose, when a plain read can serve it."""
     if any(os.environ.get(variable) for variable in PROXY_VARIABLES) or not _usual_way_installed():
         return None
-    host = os.environ.get("KUBERNETES_SERVICE_HOST", "")
-    port = os.environ.get("KUBERNETES_SERVICE_PORT", "")
-    token_file = service_account_dir / "token"
-    if host and port and os.path.lexists(token_file):
-        return _in_cluster(service_account_dir, host, port)
-    from_environment = os.environ.get("KUBECONFIG", "")
-    if from_environment:
-        return _kubeconfig(Path(from_environment))
-    return _kubeconfig(Path(DEFAULT_KUBECONFIG).expanduser())
+    service = in_cluster_service(service_account_dir)
+    if service is not None:
+        return _in_cluster(service_account_dir, *service)
+    return _kubeconfig(kubeconfig_path()[0])
 
 
 def _usual_way_installed() -> bool:

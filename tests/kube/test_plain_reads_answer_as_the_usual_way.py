@@ -259,22 +259,25 @@ def test_a_server_that_never_answers_is_the_same_deadline_by_both_ways(
     assert "0.5" in message
 
 
-def test_a_probe_imports_no_http_client_no_event_loop_and_no_typing(
-    server: ApiServer, health_pod: str, tmp_path: Path
-) -> None:
-    kubeconfig = server.write_kubeconfig(tmp_path / "probe-kubeconfig")
+def probe(
+    tmp_path: Path,
+    options: list[str],
+    environment: dict[str, str],
+    before: list[str] = [],  # noqa: B006
+) -> tuple[subprocess.CompletedProcess[str], set[str]]:
+    """``dra-metadata health --fail-on unhealthy --pod dra-meta OPTIONS`` as a subprocess (after
+    the command ``before``, which execs it), and the modules it had loaded at its exit."""
     listing = tmp_path / "modules.txt"
+    argv = [COMMAND, "health", "--fail-on", "unhealthy", "--pod", "dra-meta", *options]
     code = (
         "import atexit, sys\n"
         f"atexit.register(lambda: open({str(listing)!r}, 'w').write('\\n'.join(sys.modules)))\n"
-        f"sys.argv = [{COMMAND!r}, 'health', '--fail-on', 'unhealthy', '--namespace', "
-        f"{health_pod!r}, '--pod', 'dra-meta']\n"
+        f"sys.argv = {argv!r}\n"
         f"exec(compile(open({COMMAND!r}).read(), {COMMAND!r}, 'exec'))\n"
     )
-    environment = {"KUBECONFIG": str(kubeconfig), "PATH": "/usr/bin:/bin"}
     done = subprocess.run(
-        [sys.executable, "-c", code],
-        env=environment,
+        [*before, sys.executable, "-c", code],
+        env={"PATH": "/usr/bin:/bin", **environment},
         cwd=tmp_path,
         capture_output=True,
         text=True,
@@ -282,8 +285,17 @@ def test_a_probe_imports_no_http_client_no_event_loop_and_no_typing(
         check=False,
     )
     assert done.returncode == 1, done.stderr  # --fail-on unhealthy: the devices are Unhealthy
+    assert "2 devices failing" in done.stderr
     assert "ECC errors" in done.stderr
-    loaded = set(listing.read_text().split())
+    return done, set(listing.read_text().split())
+
+
+def test_a_probe_imports_no_http_client_no_event_loop_and_no_typing(
+    server: ApiServer, health_pod: str, tmp_path: Path
+) -> None:
+    kubeconfig = server.write_kubeconfig(tmp_path / "probe-kubeconfig")
+    _, loaded = probe(tmp_path, ["--namespace", health_pod], {"KUBECONFIG": str(kubeconfig)})
+    assert "dra_metadata.kube._plain_http" in loaded
     assert sorted(loaded & {"lightkube", "httpx2", "httpcore2", "asyncio", "anyio", "typing"}) == []
 
 
@@ -298,35 +310,12 @@ def test_a_probe_in_a_pod_reads_its_service_account_plainly(
     (account / "token").write_text(kube_harness.ADMIN_TOKEN)
     (account / "namespace").write_text(health_pod)  # no --namespace: the pod's own
     (account / "ca.crt").write_bytes(server.ca_file.read_bytes())
-    listing = tmp_path / "modules.txt"
     script = (
         f"mount -t tmpfs dra-metadata-test /run && mkdir -p {SERVICE_ACCOUNT_DIR} && "
         f'cp {account}/* {SERVICE_ACCOUNT_DIR}/ && exec "$0" "$@"'
     )
-    code = (
-        "import atexit, sys\n"
-        f"atexit.register(lambda: open({str(listing)!r}, 'w').write('\\n'.join(sys.modules)))\n"
-        f"sys.argv = [{COMMAND!r}, 'health', '--fail-on', 'unhealthy', '--pod', 'dra-meta']\n"
-        f"exec(compile(open({COMMAND!r}).read(), {COMMAND!r}, 'exec'))\n"
-    )
-    in_pod = {
-        "KUBERNETES_SERVICE_HOST": "127.0.0.1",
-        "KUBERNETES_SERVICE_PORT": str(server.port),
-        "PATH": "/usr/bin:/bin",
-    }
+    in_pod = {"KUBERNETES_SERVICE_HOST": "127.0.0.1", "KUBERNETES_SERVICE_PORT": str(server.port)}
     namespace_of_its_own = ["unshare", "-m", "--propagation", "private", "/bin/sh", "-c", script]
-    done = subprocess.run(
-        [*namespace_of_its_own, sys.executable, "-c", code],
-        env=in_pod,
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
-    assert done.returncode == 1, done.stderr  # the devices are Unhealthy
-    assert "2 devices failing" in done.stderr
-    assert "ECC errors" in done.stderr
-    loaded = set(listing.read_text().split())
+    _, loaded = probe(tmp_path, [], in_pod, namespace_of_its_own)
     assert "dra_metadata.kube._plain_http" in loaded
     assert sorted(loaded & {"lightkube", "httpx2", "asyncio", "yaml"}) == []
