@@ -307,12 +307,12 @@ class DeviceHealth:
         return device_health_document(self)
 
 
-for _public in (
-    AllocatedDevice,
-    ClaimStatus,
-    DeviceCondition,
-    DeviceHealth,
-    UnresolvedDeviceWarning,
-):
-    _public.__module__ = "dra_metadata.kube"  # where users import them from (and pickle finds)
-del _public
+def published_in_kube(*classes: type) -> None:
+    """Each class as ``dra_metadata.kube``'s, where users import it from (and pickle finds it)."""
+    for public in classes:
+        public.__module__ = "dra_metadata.kube"
+
+
+published_in_kube(
+    AllocatedDevice, ClaimStatus, DeviceCondition, DeviceHealth, UnresolvedDeviceWarning
+)

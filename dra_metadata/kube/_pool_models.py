@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from dra_metadata.kube._models import DeviceCondition
+from dra_metadata.kube._models import DeviceCondition, published_in_kube
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,12 +124,6 @@ class PoolStatusResult:
         return pool_status_result_document(self)
 
 
-for _public in (
-    PartitionTypeStatus,
-    PoolStatus,
-    PoolStatusResult,
-    ShareableCapacity,
-    ShareableSummary,
-):
-    _public.__module__ = "dra_metadata.kube"  # where users import them from (and pickle finds)
-del _public
+published_in_kube(
+    PartitionTypeStatus, PoolStatus, PoolStatusResult, ShareableCapacity, ShareableSummary
+)
