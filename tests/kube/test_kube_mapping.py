@@ -458,6 +458,30 @@ def test_without_the_extra_the_error_says_how_to_install_it() -> None:
     assert "pip install 'dra-metadata[kube]'" in result.stdout
 
 
+def test_without_the_extra_a_plain_read_says_how_to_install_it_too(tmp_path: Path) -> None:
+    """A kubeconfig a plain read could serve without lightkube: it is not served all the same
+    (a plain read is only ever a faster usual way, which needs the extra)."""
+    kubeconfig = tmp_path / "kubeconfig"
+    kubeconfig.write_text(
+        '{"clusters": [{"name": "c", "cluster": {"server": "https://127.0.0.1:1", '
+        '"certificate-authority-data": "eA=="}}], "users": [{"name": "u", "user": {"token": '
+        '"t"}}], "contexts": [{"name": "x", "context": {"cluster": "c", "user": "u"}}], '
+        '"current-context": "x"}'
+    )
+    result = run_python(
+        "import sys\n"
+        "sys.modules['lightkube'] = None  # as if not installed\n"
+        "from dra_metadata import kube\n"
+        "try:\n"
+        "    kube.read_device_health(namespace='ml-team', pod_name='trainer')\n"
+        "except kube.KubeAPIError as error:\n"
+        "    print(error)\n",
+        KUBECONFIG=str(kubeconfig),
+    )
+    assert result.returncode == 0, result.stderr
+    assert "pip install 'dra-metadata[kube]'" in result.stdout
+
+
 def test_no_configuration_is_said_so(tmp_path: Path) -> None:
     result = run_python(
         "from dra_metadata import kube\n"
