@@ -1,10 +1,5 @@
-"""read_device_health: the pod's device health, read once.
-
-With no ``client=`` and a configuration _plain_config accepts, the GETs are plain ones
-(_plain_http: the standard library's sockets and TLS, no lightkube, httpx2 or asyncio to
-import), which is what makes ``dra-metadata health --fail-on`` cheap enough for a probe that
-runs every few seconds. Each GET it cannot serve is made the usual way, so the answers and
-errors are the usual way's.
+"""read_device_health: the pod's device health, read once: plainly where the configuration
+allows (_plain_read), else the usual way.
 """
 
 from __future__ import annotations
@@ -12,25 +7,16 @@ from __future__ import annotations
 from dra_metadata.kube._deadline import REQUEST_TIMEOUT_SECONDS, Deadline, checked_request_timeout
 from dra_metadata.kube._errors import pod_target
 from dra_metadata.kube._health import ClaimResolver, PodHealthView
-from dra_metadata.kube._identity import (
-    check_name,
-    check_where,
-    resolve_namespace,
-    resolve_pod_name,
-)
+from dra_metadata.kube._identity import check_name, check_where, resolve_pod_name
+from dra_metadata.kube._plain_read import plain_connection
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
-    from typing import Any
-
     from lightkube import AsyncClient, Client
 
-    from dra_metadata.kube._errors import Target
-    from dra_metadata.kube._http import Api
     from dra_metadata.kube._models import DeviceHealth
-    from dra_metadata.kube._plain_config import PlainConfig
+    from dra_metadata.kube._plain_http import PlainConnection
 
 
 def read_device_health(
@@ -67,44 +53,24 @@ def read_device_health(
         check_name("container_name", container_name, label=True)
     check_where(namespace=namespace, pod_name=pod_name)
     deadline = Deadline.after(checked_request_timeout(timeout))
-    if client is None:
-        from dra_metadata.kube._plain_config import plain_configuration  # noqa: PLC0415
-
-        config = plain_configuration()
-        if config is not None:
-            return _plain_read(config, deadline, pod_name, container_name, namespace)
+    connection = plain_connection(deadline) if client is None else None
+    if connection is not None:
+        try:
+            return _plain_read(connection, pod_name, container_name, namespace)
+        finally:
+            connection.close()
     return _usual_read(client, deadline, pod_name, container_name, namespace)
 
 
 def _plain_read(
-    config: PlainConfig,
-    deadline: Deadline,
+    connection: PlainConnection,
     pod_name: str | None,
     container_name: str | None,
     namespace: str | None,
 ) -> tuple[DeviceHealth, ...]:
-    from dra_metadata.kube._plain_http import PlainConnection  # noqa: PLC0415
-
-    pod = pod_target(
-        resolve_pod_name(pod_name), resolve_namespace(namespace, config_namespace=config.namespace)
-    )
-    resolver = ClaimResolver(pod.namespace)
-    usual: list[Api] = []
-
-    def the_usual_way(target: Target) -> Mapping[str, Any]:
-        from dra_metadata.kube._http import connect  # noqa: PLC0415
-        from dra_metadata.kube._read import get_by_itself  # noqa: PLC0415
-
-        if not usual:
-            usual.append(connect(None))
-        return get_by_itself(usual[0], deadline, target)
-
-    connection = PlainConnection(config, deadline, the_usual_way)
-    try:
-        view = PodHealthView.of(connection.get(pod), container_name)
-        return resolver.named_by(connection.get, view, stacklevel=3)
-    finally:
-        connection.close()
+    pod = pod_target(resolve_pod_name(pod_name), connection.namespace(namespace))
+    view = PodHealthView.of(connection.get(pod), container_name)
+    return ClaimResolver(pod.namespace).named_by(connection.get, view, stacklevel=3)
 
 
 def _usual_read(

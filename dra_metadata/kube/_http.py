@@ -172,3 +172,14 @@ async def aget_object(
     if response.status_code != 200:
         raise status_error(target, "get", response.status_code, response.content)
     return decode_object(target, "get", response.content)
+
+
+def get_by_itself(api: Api, deadline: Deadline, target: Target) -> Mapping[str, Any]:
+    """One GET, on a connection of its own, done by the deadline."""
+    from dra_metadata.kube._sync import run  # noqa: PLC0415
+
+    async def get() -> Mapping[str, Any]:
+        async with api.async_client(deadline.httpx_timeout()) as http:
+            return await aget_object(api, http, target, deadline)
+
+    return run(get)

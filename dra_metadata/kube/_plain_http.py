@@ -19,6 +19,7 @@ import ssl
 
 from dra_metadata._model._errors import KubeAPIError
 from dra_metadata.kube._errors import decode_object, status_error
+from dra_metadata.kube._identity import resolve_namespace
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
 
@@ -28,6 +29,7 @@ if TYPE_CHECKING:
 
     from dra_metadata.kube._deadline import Deadline
     from dra_metadata.kube._errors import Target
+    from dra_metadata.kube._identity import Resolved
     from dra_metadata.kube._plain_config import PlainConfig
 
 LINE_LIMIT = 16 << 10
@@ -216,6 +218,10 @@ class PlainConnection:
         self.context: ssl.SSLContext | None = None
         self.authorization: bytes | None = None
         self.socket: ssl.SSLSocket | None = None
+
+    def namespace(self, namespace: str | None) -> Resolved:
+        """The namespace to use, as the usual way's ``Api.namespace`` resolves it."""
+        return resolve_namespace(namespace, config_namespace=self.config.namespace)
 
     def close(self) -> None:
         if self.socket is not None:

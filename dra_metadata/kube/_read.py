@@ -1,30 +1,23 @@
-"""One-shot reads: a claim's status, a template claim's status, a pod's device health."""
+"""One-shot reads: a claim's status, a template claim's status (the pod's device health is
+_health_read's). Plain reads where the configuration allows (_plain_read), else the usual way."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
-
 from dra_metadata.kube._deadline import REQUEST_TIMEOUT_SECONDS, Deadline, checked_request_timeout
-from dra_metadata.kube._errors import Target, claim_target, pod_target
-from dra_metadata.kube._http import Api, aget_object, connect
+from dra_metadata.kube._errors import claim_target, pod_target
 from dra_metadata.kube._identity import check_name, check_where, resolve_pod_name
 from dra_metadata.kube._mapping import claim_status_from_object, generated_claim_name
-from dra_metadata.kube._models import ClaimStatus
-from dra_metadata.kube._sync import run
+from dra_metadata.kube._plain_read import plain_connection
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from typing import Any
+
     from lightkube import AsyncClient, Client
 
-
-def get_by_itself(api: Api, deadline: Deadline, target: Target) -> Mapping[str, Any]:
-    """One GET, on a connection of its own, done by the deadline."""
-
-    async def get() -> Mapping[str, Any]:
-        async with api.async_client(deadline.httpx_timeout()) as http:
-            return await aget_object(api, http, target, deadline)
-
-    return run(get)
+    from dra_metadata.kube._models import ClaimStatus
 
 
 def read_claim_status(
@@ -43,11 +36,21 @@ def read_claim_status(
     answer; default 10, math.inf for none). Needs ``get`` on ``resourceclaims``. Raises
     MetadataNotFoundError (404) or KubeAPIError (refused, unreachable, past the deadline, or a
     configuration that cannot be used: the message names the kubeconfig and what is wrong in
-    it).
+    it). Made with the standard library's sockets where the configuration allows, as
+    read_device_health (docs/guides/kubernetes-api.md, "Plain reads").
     """
     check_name("claim_name", claim_name)
     check_where(namespace=namespace)
     deadline = Deadline.after(checked_request_timeout(timeout))
+    connection = plain_connection(deadline) if client is None else None
+    if connection is not None:
+        try:
+            target = claim_target(claim_name, connection.namespace(namespace))
+            return claim_status_from_object(connection.get(target))
+        finally:
+            connection.close()
+    from dra_metadata.kube._http import connect, get_by_itself  # noqa: PLC0415
+
     api = connect(client)
     target = claim_target(claim_name, api.namespace(namespace))
     return claim_status_from_object(get_by_itself(api, deadline, target))
@@ -65,11 +68,26 @@ def read_template_claim_status(
 
     The generated claim's name is read from the Pod's ``status.resourceClaimStatuses`` (this
     pod unless ``pod_name``), then the claim (two GETs, both by the one deadline ``timeout``).
-    Needs ``get`` on ``pods`` and ``resourceclaims``.
+    Needs ``get`` on ``pods`` and ``resourceclaims``. Plain reads where the configuration
+    allows, as read_claim_status.
     """
     check_name("pod_claim_name", pod_claim_name, label=True)
     check_where(namespace=namespace, pod_name=pod_name)
     deadline = Deadline.after(checked_request_timeout(timeout))
+    connection = plain_connection(deadline) if client is None else None
+    if connection is not None:
+        try:
+            namespace_used = connection.namespace(namespace)
+            pod = pod_target(resolve_pod_name(pod_name), namespace_used)
+            claim_name = generated_claim_name(connection.get(pod), pod_claim_name)
+            return claim_status_from_object(
+                connection.get(claim_target(claim_name, namespace_used))
+            )
+        finally:
+            connection.close()
+    from dra_metadata.kube._http import aget_object, connect  # noqa: PLC0415
+    from dra_metadata.kube._sync import run  # noqa: PLC0415
+
     api = connect(client)
     namespace_used = api.namespace(namespace)
     pod = pod_target(resolve_pod_name(pod_name), namespace_used)

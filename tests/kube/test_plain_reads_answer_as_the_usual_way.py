@@ -1,6 +1,7 @@
-"""``read_device_health`` without ``client=`` reads with the standard library (a plain read: what
-makes ``dra-metadata health --fail-on`` cheap enough for a probe) where the configuration
-allows, and answers and fails exactly as the usual way (lightkube's configuration, httpx2).
+"""The one-shot reads without ``client=`` (``read_device_health``, ``read_claim_status``,
+``read_template_claim_status``) read with the standard library (a plain read: what makes
+``dra-metadata health --fail-on`` cheap enough for a probe) where the configuration allows,
+and answer and fail exactly as the usual way (lightkube's configuration, httpx2).
 
 Against a real kube-apiserver (see kube_harness.py). Each case is read twice with the same
 kubeconfig file: as it is (taken by the plain read) and with one field the plain read does not
@@ -27,7 +28,13 @@ import orjson
 import pytest
 
 from dra_metadata import DeviceMetadataError
-from dra_metadata.kube import DeviceHealth, read_device_health
+from dra_metadata.kube import (
+    ClaimStatus,
+    UnresolvedDeviceWarning,
+    read_claim_status,
+    read_device_health,
+    read_template_claim_status,
+)
 from dra_metadata.kube._identity import SERVICE_ACCOUNT_DIR
 from dra_metadata.kube._plain_config import plain_configuration
 
@@ -64,7 +71,7 @@ class Kubeconfig:
 Outcome = tuple[str, Any, list[str]]
 
 
-def outcome(read: Callable[[], tuple[DeviceHealth, ...]]) -> Outcome:
+def outcome(read: Callable[[], object]) -> Outcome:
     """("ok", the health, warnings) or ("error", its type and message, warnings)."""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -75,7 +82,7 @@ def outcome(read: Callable[[], tuple[DeviceHealth, ...]]) -> Outcome:
     return "ok", result, [str(w.message) for w in caught]
 
 
-def both_ways(kubeconfig: Kubeconfig, read: Callable[[], tuple[DeviceHealth, ...]]) -> Outcome:
+def both_ways(kubeconfig: Kubeconfig, read: Callable[[], object]) -> Outcome:
     """The outcome of ``read``, checked to be the same the plain way and the usual way."""
     kubeconfig.write(plain=True)
     plain = outcome(read)
@@ -148,6 +155,51 @@ def test_claims_that_may_not_be_read_warn_the_same_by_both_ways(
     assert all(entry.unresolved for entry in health)
     assert len(told) == 1
     assert '"get" on "resourceclaims"' in told[0]
+    kubeconfig.write(plain=True)
+    with pytest.warns(UnresolvedDeviceWarning) as caught:
+        read_device_health(namespace=health_pod, pod_name="dra-meta")
+    assert caught[0].filename == __file__  # the line that called read_device_health
+
+
+def test_a_claims_status_is_the_same_by_both_ways(
+    server: ApiServer, kubeconfig: Kubeconfig, namespace: str
+) -> None:
+    path = kube_harness.allocated_claim(server, namespace, "rdma-nics", "nic-0", "nic-1")
+    server.patch_status(path, kube_harness.network_status("nic-0"))
+    state, status, _ = both_ways(
+        kubeconfig, lambda: read_claim_status("rdma-nics", namespace=namespace)
+    )
+    assert state == "ok"
+    assert isinstance(status, ClaimStatus)
+    assert status.device_names() == ("nic-0", "nic-1")
+    assert status.devices[0].network_data is not None
+
+
+def test_a_template_claims_status_is_the_same_by_both_ways(
+    server: ApiServer, kubeconfig: Kubeconfig, namespace: str
+) -> None:
+    generated = kube_harness.template_pod(server, namespace)
+    state, status, _ = both_ways(
+        kubeconfig,
+        lambda: read_template_claim_status(
+            "accelerator", pod_name="trainer-0", namespace=namespace
+        ),
+    )
+    assert state == "ok"
+    assert (status.name, status.device_names()) == (generated, ("gpu-3",))
+
+
+@pytest.mark.parametrize("claims", [False, True], ids=["claims refused", "claim missing"])
+def test_a_claim_that_cannot_be_read_is_the_same_error_by_both_ways(
+    server: ApiServer, kubeconfig: Kubeconfig, namespace: str, *, claims: bool
+) -> None:
+    kubeconfig.user = {"token": pods_only_token(server, namespace, claims=claims)}
+    state, (kind, message), _ = both_ways(
+        kubeconfig, lambda: read_claim_status("nowhere", namespace=namespace)
+    )
+    assert state == "error"
+    assert kind == ("MetadataNotFoundError" if claims else "KubeAPIError")
+    assert "nowhere" in message
 
 
 def test_a_missing_pod_is_the_same_error_by_both_ways(
@@ -319,3 +371,39 @@ def test_a_probe_in_a_pod_reads_its_service_account_plainly(
     _, loaded = probe(tmp_path, [], in_pod, namespace_of_its_own)
     assert "dra_metadata.kube._plain_http" in loaded
     assert sorted(loaded & {"lightkube", "httpx2", "asyncio", "yaml"}) == []
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        "kube.read_claim_status('rdma-nics', namespace=NAMESPACE)",
+        "kube.read_template_claim_status('accelerator', pod_name='trainer-0', namespace=NAMESPACE)",
+        "kube.read_device_health(pod_name='dra-meta', namespace=NAMESPACE)",
+    ],
+    ids=["claim", "template claim", "health"],
+)
+def test_each_one_shot_read_is_plain_where_it_can_be(
+    server: ApiServer, health_pod: str, tmp_path: Path, call: str
+) -> None:
+    kube_harness.allocated_claim(server, health_pod, "rdma-nics")
+    kube_harness.template_pod(server, health_pod)
+    kubeconfig = server.write_kubeconfig(tmp_path / "kubeconfig")
+    code = (
+        "import sys, warnings\n"
+        "from dra_metadata import kube\n"
+        f"NAMESPACE = {health_pod!r}\n"
+        f"print(type({call}).__name__)\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in "
+        "{'lightkube', 'httpx2', 'asyncio', 'typing'}))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        env={"PATH": "/usr/bin:/bin", "KUBECONFIG": str(kubeconfig)},
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split("\n")[1] == "[]"

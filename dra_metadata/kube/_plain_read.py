@@ -1,0 +1,42 @@
+"""A plain connection for a one-shot read, with the usual way behind each of its GETs.
+
+With no ``client=`` and a configuration _plain_config accepts, the one-shot reads
+(``read_claim_status``, ``read_template_claim_status``, ``read_device_health``) make their GETs
+plainly (_plain_http: the standard library's sockets and TLS, no lightkube, httpx2 or asyncio
+to import), which is what makes ``dra-metadata health --fail-on`` cheap enough for a probe that
+runs every few seconds. Each GET it cannot serve is made the usual way (a connection of its own,
+by the same deadline), so the answers and errors are the usual way's.
+"""
+
+from __future__ import annotations
+
+from dra_metadata.kube._plain_config import plain_configuration
+from dra_metadata.kube._plain_http import PlainConnection
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from typing import Any
+
+    from dra_metadata.kube._deadline import Deadline
+    from dra_metadata.kube._errors import Target
+    from dra_metadata.kube._http import Api
+
+
+def plain_connection(deadline: Deadline) -> PlainConnection | None:
+    """A plain connection to the configured server for GETs by ``deadline``; None where the
+    configuration is one for the usual way."""
+    config = plain_configuration()
+    if config is None:
+        return None
+    usual: list[Api] = []
+
+    def the_usual_way(target: Target) -> Mapping[str, Any]:
+        from dra_metadata.kube._http import connect, get_by_itself  # noqa: PLC0415
+
+        if not usual:
+            usual.append(connect(None))
+        return get_by_itself(usual[0], deadline, target)
+
+    return PlainConnection(config, deadline, the_usual_way)
