@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from dra_metadata._model._errors import KubeAPIError, shown_names
 from dra_metadata._reading._missing import WORDING
 from dra_metadata.kube._identity import (
+    KUBECONFIG_LIMIT,
     SERVICE_ACCOUNT_DIR,
     in_cluster_service,
     kubeconfig_path,
@@ -31,9 +32,6 @@ if TYPE_CHECKING:
     from lightkube.config.kubeconfig import SingleConfig
 
 _T = TypeVar("_T")
-
-KUBECONFIG_LIMIT = 16 << 20
-"""Bytes read of a kubeconfig at most (kubectl's are a few KiB; certificates inline add some)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -24,6 +24,8 @@ _DNS_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
 
 
 DEFAULT_KUBECONFIG = "~/.kube/config"
+KUBECONFIG_LIMIT = 16 << 20
+"""Bytes read of a kubeconfig at most (kubectl's are a few KiB; certificates inline add some)."""
 
 
 def in_cluster_service(service_account_dir: Path) -> tuple[str, str] | None:

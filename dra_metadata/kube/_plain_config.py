@@ -1,13 +1,14 @@
 """The configuration of a plain read (_plain_http): the in-cluster ServiceAccount, or a kubeconfig
 that uses nothing but a server, its certificate authority, a token and a client certificate.
 
-A one-shot read (``read_device_health``, so ``dra-metadata health``: a liveness probe, every few
-seconds for the pod's whole life) spends most of its time importing lightkube, httpx2 and
-asyncio. Where the configuration is one that the standard library's sockets and TLS can serve
-with the same result, it is read here, without them; every other configuration is declined
-(None), and then the read goes the usual way (_config, _http), which applies it or says what is
-wrong with it. So this module never raises and never words an error: a broken, unusual or
-unsupported configuration is one it declines, and the usual way reports it exactly as before.
+A one-shot read (_plain_read: ``read_device_health``, so ``dra-metadata health``, a liveness
+probe every few seconds for the pod's whole life; the claim status reads) spends most of its
+time importing lightkube, httpx2 and asyncio. Where the configuration is one that the standard
+library's sockets and TLS can serve with the same result, it is read here, without them; every
+other configuration is declined (None), and then the read goes the usual way (_config, _http),
+which applies it or says what is wrong with it. So this module never raises and never words an
+error: a broken, unusual or unsupported configuration is one it declines, and the usual way
+reports it exactly as before.
 
 Declined: a proxy in the environment ($HTTPS_PROXY, $ALL_PROXY: httpx2 would use it); a server
 that is not ``https://host[:port][/path]``; no certificate authority (httpx2's trust store would
@@ -23,7 +24,12 @@ from pathlib import Path
 
 import orjson
 
-from dra_metadata.kube._identity import SERVICE_ACCOUNT_DIR, in_cluster_service, kubeconfig_path
+from dra_metadata.kube._identity import (
+    KUBECONFIG_LIMIT,
+    SERVICE_ACCOUNT_DIR,
+    in_cluster_service,
+    kubeconfig_path,
+)
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
 
@@ -32,7 +38,6 @@ if TYPE_CHECKING:
     from typing import Any
 
 DEFAULT_NAMESPACE = "default"  # lightkube's, for a context that names none
-KUBECONFIG_LIMIT = 16 << 20  # as _config's: larger is declined (and refused there)
 PROXY_VARIABLES = ("HTTPS_PROXY", "https_proxy", "ALL_PROXY", "all_proxy")
 
 _CLUSTER_FIELDS = {
