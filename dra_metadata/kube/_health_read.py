@@ -8,7 +8,7 @@ from dra_metadata.kube._deadline import REQUEST_TIMEOUT_SECONDS, Deadline, check
 from dra_metadata.kube._errors import pod_target
 from dra_metadata.kube._health import ClaimResolver, PodHealthView
 from dra_metadata.kube._identity import check_name, check_where, resolve_pod_name
-from dra_metadata.kube._plain_read import plain_connection
+from dra_metadata.kube._plain_read import plainly
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
 
@@ -53,12 +53,9 @@ def read_device_health(
         check_name("container_name", container_name, label=True)
     check_where(namespace=namespace, pod_name=pod_name)
     deadline = Deadline.after(checked_request_timeout(timeout))
-    connection = plain_connection(deadline) if client is None else None
-    if connection is not None:
-        try:
+    with plainly(deadline, client) as connection:
+        if connection is not None:
             return _plain_read(connection, pod_name, container_name, namespace)
-        finally:
-            connection.close()
     return _usual_read(client, deadline, pod_name, container_name, namespace)
 
 

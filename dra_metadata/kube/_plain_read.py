@@ -10,14 +10,18 @@ by the same deadline), so the answers and errors are the usual way's.
 
 from __future__ import annotations
 
+from contextlib import contextmanager
+
 from dra_metadata.kube._plain_config import plain_configuration
 from dra_metadata.kube._plain_http import PlainConnection
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Iterator, Mapping
     from typing import Any
+
+    from lightkube import AsyncClient, Client
 
     from dra_metadata.kube._deadline import Deadline
     from dra_metadata.kube._errors import Target
@@ -40,3 +44,17 @@ def plain_connection(deadline: Deadline) -> PlainConnection | None:
         return get_by_itself(usual[0], deadline, target)
 
     return PlainConnection(config, deadline, the_usual_way)
+
+
+@contextmanager
+def plainly(
+    deadline: Deadline, client: Client | AsyncClient | None
+) -> Iterator[PlainConnection | None]:
+    """A plain connection for the read (closed after it), or None: with a ``client``, or a
+    configuration for the usual way."""
+    connection = plain_connection(deadline) if client is None else None
+    try:
+        yield connection
+    finally:
+        if connection is not None:
+            connection.close()

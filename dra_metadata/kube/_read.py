@@ -7,7 +7,7 @@ from dra_metadata.kube._deadline import REQUEST_TIMEOUT_SECONDS, Deadline, check
 from dra_metadata.kube._errors import claim_target, pod_target
 from dra_metadata.kube._identity import check_name, check_where, resolve_pod_name
 from dra_metadata.kube._mapping import claim_status_from_object, generated_claim_name
-from dra_metadata.kube._plain_read import plain_connection
+from dra_metadata.kube._plain_read import plainly
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
 
@@ -42,13 +42,10 @@ def read_claim_status(
     check_name("claim_name", claim_name)
     check_where(namespace=namespace)
     deadline = Deadline.after(checked_request_timeout(timeout))
-    connection = plain_connection(deadline) if client is None else None
-    if connection is not None:
-        try:
+    with plainly(deadline, client) as connection:
+        if connection is not None:
             target = claim_target(claim_name, connection.namespace(namespace))
             return claim_status_from_object(connection.get(target))
-        finally:
-            connection.close()
     from dra_metadata.kube._http import connect, get_by_itself  # noqa: PLC0415
 
     api = connect(client)
@@ -74,17 +71,14 @@ def read_template_claim_status(
     check_name("pod_claim_name", pod_claim_name, label=True)
     check_where(namespace=namespace, pod_name=pod_name)
     deadline = Deadline.after(checked_request_timeout(timeout))
-    connection = plain_connection(deadline) if client is None else None
-    if connection is not None:
-        try:
+    with plainly(deadline, client) as connection:
+        if connection is not None:
             namespace_used = connection.namespace(namespace)
             pod = pod_target(resolve_pod_name(pod_name), namespace_used)
             claim_name = generated_claim_name(connection.get(pod), pod_claim_name)
             return claim_status_from_object(
                 connection.get(claim_target(claim_name, namespace_used))
             )
-        finally:
-            connection.close()
     from dra_metadata.kube._http import aget_object, connect  # noqa: PLC0415
     from dra_metadata.kube._sync import run  # noqa: PLC0415
 
