@@ -315,7 +315,7 @@ def probe(
     tmp_path: Path,
     options: list[str],
     environment: dict[str, str],
-    before: list[str] = [],  # noqa: B006
+    before: Sequence[str] = (),
 ) -> tuple[subprocess.CompletedProcess[str], set[str]]:
     """``dra-metadata health --fail-on unhealthy --pod dra-meta OPTIONS`` as a subprocess (after
     the command ``before``, which execs it), and the modules it had loaded at its exit."""
