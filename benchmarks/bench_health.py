@@ -23,7 +23,6 @@ server on 127.0.0.1, side by side in one run:
 from __future__ import annotations
 
 import os
-import shutil
 import statistics
 import subprocess
 import sys
@@ -46,6 +45,7 @@ from lightkube.config.models import Cluster, User  # noqa: E402
 from dra_metadata.kube import watch_claim_status, watch_device_health  # noqa: E402
 
 import kube_harness  # noqa: E402 - from the tests directory, put on the path above
+from helpers import can_unshare  # noqa: E402 - the same
 
 COMMAND = str(Path(sys.executable).parent / "dra-metadata")
 PROBE_RUNS = 15
@@ -117,7 +117,6 @@ def claim_changes(server: kube_harness.ApiServer, namespace: str, rounds: int) -
 
 PROBE_CHILD = "--probe-child"
 """Run as ``bench_health.py --probe-child SETTINGS``: time the probes (below), print JSON."""
-SERVICE_ACCOUNT = Path("/var/run/secrets/kubernetes.io/serviceaccount")
 
 
 def probe_modes(settings: dict[str, str]) -> dict[str, tuple[list[str], dict[str, str]]]:
@@ -153,19 +152,6 @@ def time_probes(settings: dict[str, str]) -> dict[str, list[float]]:
     return samples
 
 
-def in_cluster_refusal() -> str | None:
-    """Why the in-cluster mode cannot be measured here (None: it can)."""
-    if os.geteuid() != 0:
-        return "not root: a mount namespace for the ServiceAccount directory needs it"
-    unshare = shutil.which("unshare")
-    if unshare is None:
-        return "no unshare(1) to make a mount namespace"
-    trial = subprocess.run([unshare, "-m", "/bin/true"], capture_output=True, check=False)
-    if trial.returncode != 0:
-        return f"unshare -m fails here: {trial.stderr.decode().strip()}"
-    return None
-
-
 def probe_costs(
     server: kube_harness.ApiServer, namespace: str, directory: Path
 ) -> tuple[dict[str, list[float]], str | None]:
@@ -184,26 +170,14 @@ def probe_costs(
         "usual": str(usual_file),
         "port": str(server.port),
     }
-    refusal = in_cluster_refusal()
+    refusal = can_unshare()
     if refusal is not None:
         return time_probes(settings), refusal
-    account = directory / "serviceaccount"
-    account.mkdir()
-    (account / "token").write_text(kube_harness.ADMIN_TOKEN)
-    (account / "namespace").write_text(namespace)
-    shutil.copy(server.ca_file, account / "ca.crt")
+    account = kube_harness.service_account(server, directory / "serviceaccount", namespace)
     settings["in_cluster"] = "yes"
-    # A mount namespace of its own: a tmpfs on /run (where /var/run points) holding the account.
-    script = (
-        f"mount -t tmpfs dra-metadata-bench /run && mkdir -p {SERVICE_ACCOUNT} && "
-        f'cp {account}/* {SERVICE_ACCOUNT}/ && exec "$0" "$@"'
-    )
-    unshare = [str(shutil.which("unshare")), "-m", "--propagation", "private"]
     child = [sys.executable, __file__, PROBE_CHILD, orjson.dumps(settings).decode()]
     done = subprocess.run(
-        [*unshare, "/bin/sh", "-c", script, *child],
-        capture_output=True,
-        check=True,
+        [*kube_harness.in_a_pod(account), *child], capture_output=True, check=True
     )
     return orjson.loads(done.stdout), None
 

@@ -28,6 +28,8 @@ import httpx2
 import orjson
 import yaml
 
+from dra_metadata.kube._identity import SERVICE_ACCOUNT_DIR
+
 ASSETS_VARIABLE = "KUBEBUILDER_ASSETS"
 DEFAULT_ASSETS = Path("/usr/local/kubebuilder/bin")
 """Where envtest looks when KUBEBUILDER_ASSETS is unset."""
@@ -595,3 +597,24 @@ def pods_only_token(server: ApiServer, namespace: str, *, claims: bool = False) 
         },
     )
     return server.service_account_token(namespace, name)
+
+
+def service_account(server: ApiServer, directory: Path, namespace: str) -> Path:
+    """A ServiceAccount directory as the kubelet mounts one (token: the admin's; the namespace;
+    the server's CA as ca.crt), made in ``directory``."""
+    directory.mkdir()
+    (directory / "token").write_text(ADMIN_TOKEN)
+    (directory / "namespace").write_text(namespace)
+    shutil.copy(server.ca_file, directory / "ca.crt")
+    return directory
+
+
+def in_a_pod(account: Path) -> list[str]:
+    """The command prefix that runs what follows it as in a pod: in a mount namespace of its own
+    (``unshare -m``: root), with a tmpfs on /run (where /var/run points) holding ``account`` at
+    the ServiceAccount's fixed place. Needs KUBERNETES_SERVICE_HOST/PORT in the environment."""
+    script = (
+        f"mount -t tmpfs dra-metadata-pod /run && mkdir -p {SERVICE_ACCOUNT_DIR} && "
+        f'cp {account}/* {SERVICE_ACCOUNT_DIR}/ && exec "$0" "$@"'
+    )
+    return ["unshare", "-m", "--propagation", "private", "/bin/sh", "-c", script]

@@ -169,9 +169,6 @@ class PlainConfig:
         self.namespace = namespace  # the configuration's: the context's, or the account's
         self.source = source  # for messages, as _config's Loaded.source
 
-    def server(self) -> str:
-        return self.cluster.server
-
 
 def plain_configuration(service_account_dir: Path = SERVICE_ACCOUNT_DIR) -> PlainConfig | None:
     """The configuration load_configuration would choose, when a plain read can serve it."""

@@ -28,12 +28,16 @@ if TYPE_CHECKING:
     from dra_metadata.kube._http import Api
 
 
-def plain_connection(deadline: Deadline) -> PlainConnection | None:
-    """A plain connection to the configured server for GETs by ``deadline``; None where the
-    configuration is one for the usual way."""
-    config = plain_configuration()
+@contextmanager
+def plainly(
+    deadline: Deadline, client: Client | AsyncClient | None
+) -> Iterator[PlainConnection | None]:
+    """A plain connection to the configured server for the read's GETs by ``deadline`` (closed
+    after the read), or None: with a ``client``, or a configuration for the usual way."""
+    config = plain_configuration() if client is None else None
     if config is None:
-        return None
+        yield None
+        return
     usual: list[Api] = []
 
     def the_usual_way(target: Target) -> Mapping[str, Any]:
@@ -43,18 +47,8 @@ def plain_connection(deadline: Deadline) -> PlainConnection | None:
             usual.append(connect(None))
         return get_by_itself(usual[0], deadline, target)
 
-    return PlainConnection(config, deadline, the_usual_way)
-
-
-@contextmanager
-def plainly(
-    deadline: Deadline, client: Client | AsyncClient | None
-) -> Iterator[PlainConnection | None]:
-    """A plain connection for the read (closed after it), or None: with a ``client``, or a
-    configuration for the usual way."""
-    connection = plain_connection(deadline) if client is None else None
+    connection = PlainConnection(config, deadline, the_usual_way)
     try:
         yield connection
     finally:
-        if connection is not None:
-            connection.close()
+        connection.close()

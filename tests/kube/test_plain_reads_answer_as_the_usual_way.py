@@ -35,7 +35,6 @@ from dra_metadata.kube import (
     read_device_health,
     read_template_claim_status,
 )
-from dra_metadata.kube._identity import SERVICE_ACCOUNT_DIR
 from dra_metadata.kube._plain_config import plain_configuration
 
 import kube_harness
@@ -357,18 +356,9 @@ def test_a_probe_in_a_pod_reads_its_service_account_plainly(
 ) -> None:
     """The probe as a pod runs it: $KUBERNETES_SERVICE_HOST/PORT and the ServiceAccount at its
     fixed place, mounted there in a mount namespace of the test's own (a tmpfs on /run)."""
-    account = tmp_path / "account"
-    account.mkdir()
-    (account / "token").write_text(kube_harness.ADMIN_TOKEN)
-    (account / "namespace").write_text(health_pod)  # no --namespace: the pod's own
-    (account / "ca.crt").write_bytes(server.ca_file.read_bytes())
-    script = (
-        f"mount -t tmpfs dra-metadata-test /run && mkdir -p {SERVICE_ACCOUNT_DIR} && "
-        f'cp {account}/* {SERVICE_ACCOUNT_DIR}/ && exec "$0" "$@"'
-    )
+    account = kube_harness.service_account(server, tmp_path / "account", health_pod)
     in_pod = {"KUBERNETES_SERVICE_HOST": "127.0.0.1", "KUBERNETES_SERVICE_PORT": str(server.port)}
-    namespace_of_its_own = ["unshare", "-m", "--propagation", "private", "/bin/sh", "-c", script]
-    _, loaded = probe(tmp_path, [], in_pod, namespace_of_its_own)
+    _, loaded = probe(tmp_path, [], in_pod, kube_harness.in_a_pod(account))  # no --namespace
     assert "dra_metadata.kube._plain_http" in loaded
     assert sorted(loaded & {"lightkube", "httpx2", "asyncio", "yaml"}) == []
 

@@ -129,7 +129,7 @@ def same_as_usual(plain: PlainConfig, usual: _config.Loaded) -> None:
     assert plain.source == usual.source
     assert plain.namespace == usual.namespace
     assert plain.fname == config.fname
-    assert plain.server() == config.cluster.server
+    assert plain.cluster.server == config.cluster.server
     assert (plain.context.cluster, plain.context.user or None) == (
         config.context.cluster,
         config.context.user or None,
@@ -221,7 +221,7 @@ def test_the_in_cluster_account_reads_as_the_usual_way_reads_it(tmp_path: Path) 
     plain = _in_cluster(tmp_path, "fd00::1", "443")
     assert plain is not None
     usual = _config._in_cluster(tmp_path, "fd00::1", "443")
-    assert plain.server() == usual.config.cluster.server == "https://[fd00::1]:443"
+    assert plain.cluster.server == usual.config.cluster.server == "https://[fd00::1]:443"
     assert plain.cluster.certificate_auth == usual.config.cluster.certificate_auth
     assert plain.user is not None
     assert usual.config.user is not None
