@@ -12,7 +12,10 @@ wherever it lands (in the middle of a transport callback, between a lock's acqui
 block that releases it: states no clean-up can undo, which left the clean-up waiting forever);
 the step's task is cancelled instead, its connections are closed, and then the handler's
 exception (KeyboardInterrupt, or what a command's SIGTERM handler raises) goes on from the
-call. A second such signal during that clean-up raises at once.
+call. A signal that lands once the task has ended (the loop has yet to stop) follows its result
+the same way, and one that lands while the handlers are being set ends the step before its task
+runs; neither leaves the loop with a task or a stop pending that the next step would run into.
+A second such signal during that clean-up raises at once.
 """
 
 from __future__ import annotations
@@ -43,9 +46,9 @@ class _SignalsCancel:
     """While ``task`` runs here: a signal whose Python handler raises cancels the task, and
     what the handler raised is kept (``raised``) to be raised once the task has ended."""
 
-    def __init__(self, loop: asyncio.AbstractEventLoop, task: asyncio.Task[Any]) -> None:
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
         self.loop = loop
-        self.task = task
+        self.task: asyncio.Task[Any] | None = None  # set once the handlers are in place
         self.raised: BaseException | None = None
         self.previous: dict[int, Any] = {}
 
@@ -64,21 +67,35 @@ class _SignalsCancel:
 
     def _handle(self, number: int, frame: FrameType | None) -> None:
         handler = self.previous[number]
-        if self.raised is not None or self.task.done():
-            handler(number, frame)  # a second signal, or one after the end: as it would
+        if self.raised is not None:
+            handler(number, frame)  # a second signal: as it would
             return
         try:
             handler(number, frame)
         except BaseException as error:  # noqa: BLE001 - raised once the task has ended
             self.raised = error
-            # From the loop, never from inside the step the signal may have landed in; this
+            # Once the task has ended, the loop is on its way to stop: the step's result is
+            # there, and what the handler raised follows it. Before, the task is cancelled,
+            # from the loop, never from inside the step the signal may have landed in; this
             # also wakes a loop that waits in select.
-            self.loop.call_soon_threadsafe(self.task.cancel)
+            if self.task is not None and not self.task.done():
+                self.loop.call_soon_threadsafe(self.task.cancel)
 
 
-def _run_here(loop: asyncio.AbstractEventLoop, task: asyncio.Task[_T]) -> _T:
-    signals = _SignalsCancel(loop, task)
-    signals.install()
+def _run_here(loop: asyncio.AbstractEventLoop, step: Coroutine[Any, Any, _T]) -> _T:
+    signals = _SignalsCancel(loop)
+    try:
+        signals.install()
+    except BaseException:  # a signal while the handlers were being set: the step never runs
+        signals.restore()
+        step.close()
+        raise
+    # Made once a signal can no longer raise here (it is deferred), so that no task is ever
+    # left on the loop for the next step to run into.
+    task = loop.create_task(step)
+    signals.task = task
+    if signals.raised is not None:  # deferred before the task was there to cancel
+        task.cancel()
     try:
         result = loop.run_until_complete(task)
     except BaseException:
@@ -122,10 +139,14 @@ def _run_in_worker(loop: asyncio.AbstractEventLoop, task: asyncio.Task[_T]) -> _
 
 
 def _run_step(loop: asyncio.AbstractEventLoop, step: Coroutine[Any, Any, _T]) -> _T:
-    task = loop.create_task(step)
-    if _loop_runs_here():
-        return _run_in_worker(loop, task)
-    return _run_here(loop, task)
+    try:
+        in_worker = _loop_runs_here()
+    except BaseException:  # a signal before the step started: it never will
+        step.close()
+        raise
+    if in_worker:
+        return _run_in_worker(loop, loop.create_task(step))
+    return _run_here(loop, step)
 
 
 def run(make: Callable[[], Coroutine[Any, Any, _T]]) -> _T:

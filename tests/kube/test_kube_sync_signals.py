@@ -141,3 +141,44 @@ def test_a_handler_that_does_not_raise_is_only_called() -> None:
     )
     result = run_python(code)
     assert (result.returncode, result.stdout, result.stderr) == (0, "answer True True\n", "")
+
+
+# A signal at any moment of an iteration whose steps are short: most land between the steps'
+# tasks (while the handlers are set, once a task has ended and the loop is yet to stop), where
+# raising left a task or a stop pending that the close of the iterator then ran into
+# ("asynchronous generator is already running", "Event loop stopped before Future completed").
+_ANY_MOMENT = textwrap.dedent(
+    """
+    import os, random, signal, threading, time
+    from dra_metadata.kube._sync import iterate
+
+    class Ended(SystemExit):
+        pass
+
+    def end(number, frame):
+        raise Ended
+
+    async def numbers():
+        number = 0
+        while True:
+            yield number
+            number += 1
+
+    outcomes = set()
+    for _ in range(40):
+        signal.signal(signal.SIGTERM, end)
+        threading.Timer(random.uniform(0.001, 0.01), os.kill, (os.getpid(), signal.SIGTERM)).start()
+        try:
+            for _ in iterate(numbers):
+                pass
+        except BaseException as error:
+            outcomes.add(f"{type(error).__name__}: {error}")
+        time.sleep(0.02)  # the timer's thread is done before the next round
+    print(sorted(outcomes))
+    """
+)
+
+
+def test_a_signal_between_the_steps_of_an_iteration_ends_it_cleanly() -> None:
+    result = run_python(_ANY_MOMENT)
+    assert (result.returncode, result.stdout, result.stderr) == (0, "['Ended: ']\n", "")
