@@ -12,10 +12,12 @@ wherever it lands (in the middle of a transport callback, between a lock's acqui
 block that releases it: states no clean-up can undo, which left the clean-up waiting forever);
 the step's task is cancelled instead, its connections are closed, and then the handler's
 exception (KeyboardInterrupt, or what a command's SIGTERM handler raises) goes on from the
-call. A signal that lands once the task has ended (the loop has yet to stop) follows its result
-the same way, and one that lands while the handlers are being set ends the step before its task
-runs; neither leaves the loop with a task or a stop pending that the next step would run into.
-A second such signal during that clean-up raises at once.
+call. The handlers stay deferred from the moment a step is made until its task has been let
+go of, and while the private loop is made and closed: a signal that lands once the task has
+ended follows its result the same way, one that lands while the handlers are being set or put
+back is raised as soon as they are back, and none lands in a half-made loop or in the Python
+code that freeing a task runs (where a raising handler is printed as "Exception ignored" and
+lost). A second such signal during the clean-up raises at once.
 """
 
 from __future__ import annotations
@@ -43,12 +45,15 @@ def _loop_runs_here() -> bool:
 
 
 class _SignalsCancel:
-    """While ``task`` runs here: a signal whose Python handler raises cancels the task, and
-    what the handler raised is kept (``raised``) to be raised once the task has ended."""
+    """While installed: a signal whose Python handler raises does not raise where it lands.
 
-    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+    What the handler raised is kept (``raised``) to be raised once the code it landed in has
+    come to a point where raising leaves nothing half done; a ``task`` running meanwhile is
+    cancelled, so that its clean-up runs first."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop | None) -> None:
         self.loop = loop
-        self.task: asyncio.Task[Any] | None = None  # set once the handlers are in place
+        self.task: asyncio.Task[Any] | None = None
         self.raised: BaseException | None = None
         self.previous: dict[int, Any] = {}
 
@@ -62,8 +67,16 @@ class _SignalsCancel:
                 signal.signal(number, self._handle)
 
     def restore(self) -> None:
-        for number, handler in self.previous.items():
-            signal.signal(number, handler)
+        """Put every handler back, even when one put back first raises meanwhile."""
+        self._restore(list(self.previous.items()))
+
+    def _restore(self, handlers: list[tuple[int, Any]]) -> None:
+        if handlers:
+            number, handler = handlers.pop()
+            try:
+                signal.signal(number, handler)
+            finally:
+                self._restore(handlers)
 
     def _handle(self, number: int, frame: FrameType | None) -> None:
         handler = self.previous[number]
@@ -72,45 +85,85 @@ class _SignalsCancel:
             return
         try:
             handler(number, frame)
-        except BaseException as error:  # noqa: BLE001 - raised once the task has ended
+        except BaseException as error:  # noqa: BLE001 - raised where nothing is left half done
             self.raised = error
-            # Once the task has ended, the loop is on its way to stop: the step's result is
-            # there, and what the handler raised follows it. Before, the task is cancelled,
-            # from the loop, never from inside the step the signal may have landed in; this
-            # also wakes a loop that waits in select.
-            if self.task is not None and not self.task.done():
-                self.loop.call_soon_threadsafe(self.task.cancel)
+            # Cancelled from the loop, never from inside the step the signal may have landed
+            # in; this also wakes a loop that waits in select. A task that has ended leaves
+            # its result to be dropped for what the handler raised.
+            task = self.task
+            if task is not None and not task.done() and self.loop is not None:
+                self.loop.call_soon_threadsafe(task.cancel)
 
 
-def _run_here(loop: asyncio.AbstractEventLoop, step: Coroutine[Any, Any, _T]) -> _T:
-    signals = _SignalsCancel(loop)
+def _deferring_signals(call: Callable[[], _T], undo: Callable[[_T], object]) -> _T:
+    """``call()``, with a signal that lands meanwhile raised once it has returned (after
+    ``undo`` of its result): an event loop is never left half made or half closed."""
+    signals = _SignalsCancel(None)
     try:
-        signals.install()
-    except BaseException:  # a signal while the handlers were being set: the step never runs
-        signals.restore()
-        step.close()
-        raise
-    # Made once a signal can no longer raise here (it is deferred), so that no task is ever
-    # left on the loop for the next step to run into.
-    task = loop.create_task(step)
+        try:
+            signals.install()
+            result = call()
+        finally:
+            signals.restore()
+    except BaseException:
+        if signals.raised is None:
+            raise
+        raise signals.raised from None
+    if signals.raised is not None:
+        undo(result)
+        raise signals.raised from None
+    return result
+
+
+def _close(loop: asyncio.AbstractEventLoop) -> None:
+    loop.close()
+
+
+def _keep(_: object) -> None:
+    pass
+
+
+def _drive(
+    loop: asyncio.AbstractEventLoop,
+    signals: _SignalsCancel,
+    make_step: Callable[[], Coroutine[Any, Any, _T]],
+) -> _T:
+    task = loop.create_task(make_step())
     signals.task = task
-    if signals.raised is not None:  # deferred before the task was there to cancel
+    if signals.raised is not None:  # landed before the task was there to cancel
         task.cancel()
     try:
-        result = loop.run_until_complete(task)
+        return loop.run_until_complete(task)
     except BaseException:
         if not task.done():  # a second signal: let the coroutine clean up all the same
             task.cancel()
             with contextlib.suppress(BaseException):  # a third: go on to raising
                 loop.run_until_complete(asyncio.gather(task, return_exceptions=True))
+        raise
+    finally:
+        # The task is let go of here, while the signals are still deferred: freeing it runs
+        # Python code (the loop's weak set of tasks), and a handler that raised in there
+        # would be printed and lost.
+        signals.task = None
+
+
+def _run_here(
+    loop: asyncio.AbstractEventLoop, make_step: Callable[[], Coroutine[Any, Any, _T]]
+) -> _T:
+    signals = _SignalsCancel(loop)
+    try:
+        try:
+            signals.install()
+            result = _drive(loop, signals, make_step)
+        finally:
+            signals.restore()
+    except BaseException:
         if signals.raised is None:
             raise
-    else:
-        if signals.raised is None:
-            return result
-    finally:
-        signals.restore()
-    raise signals.raised from None
+        raise signals.raised from None
+    if signals.raised is not None:  # landed once the step had ended, before the restore
+        raise signals.raised from None
+    return result
 
 
 def _run_in_worker(loop: asyncio.AbstractEventLoop, task: asyncio.Task[_T]) -> _T:
@@ -138,27 +191,25 @@ def _run_in_worker(loop: asyncio.AbstractEventLoop, task: asyncio.Task[_T]) -> _
     return task.result()
 
 
-def _run_step(loop: asyncio.AbstractEventLoop, step: Coroutine[Any, Any, _T]) -> _T:
-    try:
-        in_worker = _loop_runs_here()
-    except BaseException:  # a signal before the step started: it never will
-        step.close()
-        raise
-    if in_worker:
-        return _run_in_worker(loop, loop.create_task(step))
-    return _run_here(loop, step)
+def _run_step(
+    loop: asyncio.AbstractEventLoop, make_step: Callable[[], Coroutine[Any, Any, _T]]
+) -> _T:
+    """Run the coroutine ``make_step()`` makes on ``loop``, here or in a worker thread."""
+    if _loop_runs_here():
+        return _run_in_worker(loop, loop.create_task(make_step()))
+    return _run_here(loop, make_step)
 
 
 def run(make: Callable[[], Coroutine[Any, Any, _T]]) -> _T:
     """The result of the coroutine ``make()`` returns, run on a private event loop."""
-    loop = asyncio.new_event_loop()
+    loop = _deferring_signals(asyncio.new_event_loop, _close)
     try:
-        return _run_step(loop, make())
+        return _run_step(loop, make)
     finally:
         try:
-            _run_step(loop, loop.shutdown_asyncgens())
+            _run_step(loop, loop.shutdown_asyncgens)
         finally:
-            loop.close()
+            _deferring_signals(loop.close, _keep)
 
 
 async def _next(iterator: AsyncIterator[_T]) -> _T:
@@ -171,12 +222,12 @@ def iterate(make: Callable[[], AsyncIterator[_T]]) -> Iterator[_T]:
     Each step decides for itself where it runs, so the iterator may be advanced from code
     with and without a running event loop alike.
     """
-    loop = asyncio.new_event_loop()
     iterator = make()
+    loop = _deferring_signals(asyncio.new_event_loop, _close)
     try:
         while True:
             try:
-                item = _run_step(loop, _next(iterator))
+                item = _run_step(loop, lambda: _next(iterator))
             except StopAsyncIteration:
                 return
             yield item
@@ -184,7 +235,7 @@ def iterate(make: Callable[[], AsyncIterator[_T]]) -> Iterator[_T]:
         try:
             aclose = getattr(iterator, "aclose", None)
             if aclose is not None:
-                _run_step(loop, aclose())
-            _run_step(loop, loop.shutdown_asyncgens())
+                _run_step(loop, aclose)
+            _run_step(loop, loop.shutdown_asyncgens)
         finally:
-            loop.close()
+            _deferring_signals(loop.close, _keep)

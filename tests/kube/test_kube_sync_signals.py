@@ -144,12 +144,15 @@ def test_a_handler_that_does_not_raise_is_only_called() -> None:
 
 
 # A signal at any moment of an iteration whose steps are short: most land between the steps'
-# tasks (while the handlers are set, once a task has ended and the loop is yet to stop), where
-# raising left a task or a stop pending that the close of the iterator then ran into
-# ("asynchronous generator is already running", "Event loop stopped before Future completed").
+# tasks (while the handlers are set or put back, once a task has ended and the loop is yet to
+# stop, while a task is freed, while the private loop is made), where raising left a task or a
+# stop pending that the close of the iterator ran into ("asynchronous generator is already
+# running", "Event loop stopped before Future completed"), a half-made loop, or a handler's
+# exception printed as ignored and lost, the iteration going on for ever.
 _ANY_MOMENT = textwrap.dedent(
     """
-    import os, random, signal, threading, time
+    import os, random, signal, threading
+    from signal import SIGTERM
     from dra_metadata.kube._sync import iterate
 
     class Ended(SystemExit):
@@ -167,13 +170,14 @@ _ANY_MOMENT = textwrap.dedent(
     outcomes = set()
     for _ in range(40):
         signal.signal(signal.SIGTERM, end)
-        threading.Timer(random.uniform(0.001, 0.01), os.kill, (os.getpid(), signal.SIGTERM)).start()
-        try:
+        timer = threading.Timer(random.uniform(0.001, 0.01), os.kill, (os.getpid(), SIGTERM))
+        try:  # the timer may fire before its start() returns
+            timer.start()
             for _ in iterate(numbers):
                 pass
         except BaseException as error:
             outcomes.add(f"{type(error).__name__}: {error}")
-        time.sleep(0.02)  # the timer's thread is done before the next round
+        timer.join()  # its signal is in before the next round
     print(sorted(outcomes))
     """
 )
