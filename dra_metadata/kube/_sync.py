@@ -141,9 +141,9 @@ def _drive(
                 loop.run_until_complete(asyncio.gather(task, return_exceptions=True))
         raise
     finally:
-        # The task is let go of here, while the signals are still deferred: freeing it runs
-        # Python code (the loop's weak set of tasks), and a handler that raised in there
-        # would be printed and lost.
+        # The task is let go of as this returns, while the signals are still deferred: freeing
+        # it runs Python code (the loop's weak set of tasks), and a handler that raised in
+        # there would be printed and lost.
         signals.task = None
 
 
