@@ -35,11 +35,11 @@ def run() -> NoReturn:
     sys.exit(main())
 
 
-def _quote_from_bytes(*arguments: object, **options: object) -> object:
+def _quote_from_bytes(bs: bytes, safe: str = "/") -> str:
     """``urllib.parse.quote_from_bytes``, imported when first called (by ``as_uri``)."""
     from urllib.parse import quote_from_bytes  # noqa: PLC0415
 
-    return quote_from_bytes(*arguments, **options)  # type: ignore[arg-type]
+    return quote_from_bytes(bs, safe)
 
 
 def import_pathlib_without_urllib() -> None:
@@ -48,7 +48,7 @@ def import_pathlib_without_urllib() -> None:
 
     On Python 3.10 to 3.12, ``pathlib`` imports ``urllib.parse`` for one function,
     ``quote_from_bytes``, which only ``PurePath.as_uri()`` calls; with the ``ipaddress`` module
-    that ``urllib.parse`` imports, that is a tenth of a one-shot command's start-up. While
+    that ``urllib.parse`` imports, that is 4 % of a one-shot command's start-up. While
     ``pathlib`` is imported here, ``sys.modules`` holds a stand-in for ``urllib.parse`` whose
     only attribute imports the real function when it is first called; the stand-in is then taken
     out again, so that any later ``import urllib.parse`` loads the real module. Only the
@@ -59,7 +59,7 @@ def import_pathlib_without_urllib() -> None:
     if sys.version_info >= (3, 13) or "pathlib" in sys.modules or "urllib.parse" in sys.modules:
         return
     stand_in = types.ModuleType("urllib.parse")
-    stand_in.quote_from_bytes = _quote_from_bytes  # type: ignore[attr-defined]
+    vars(stand_in)["quote_from_bytes"] = _quote_from_bytes
     sys.modules["urllib.parse"] = stand_in
     try:
         import pathlib  # noqa: F401, PLC0415
