@@ -222,10 +222,11 @@ class ExecAuth(_AsyncOnly, httpx2.Auth):
         environment["KUBERNETES_EXEC_INFO"] = orjson.dumps(info).decode()
         return environment
 
-    async def _run(self) -> str:
-        loop = asyncio.get_running_loop()
+    async def _start(
+        self, loop: asyncio.AbstractEventLoop
+    ) -> tuple[asyncio.SubprocessTransport, _PluginProtocol]:
         try:
-            transport, protocol = await loop.subprocess_exec(
+            return await loop.subprocess_exec(
                 lambda: _PluginProtocol(loop),
                 self.plugin.command,
                 *(self.plugin.args or ()),
@@ -242,6 +243,27 @@ class ExecAuth(_AsyncOnly, httpx2.Auth):
                 f"{self.describe()} {found} ({error.strerror}){hint}: install it, put it on "
                 "$PATH, or fix users[].user.exec.command"
             ) from None
+
+    async def _run(self) -> str:
+        loop = asyncio.get_running_loop()
+        # A start is never cut short: asyncio's clean-up of a start cancelled before its pipes
+        # were connected waits for those pipes to close, which a child the plugin left holds
+        # open for as long as it lives. Given up on meanwhile (the deadline, Ctrl-C), the start
+        # is let finish, then its session is ended as below, and the cancellation goes on.
+        starting = loop.create_task(self._start(loop))
+        given_up: asyncio.CancelledError | None = None
+        while True:
+            try:
+                transport, protocol = await asyncio.shield(starting)
+                break
+            except asyncio.CancelledError as cancelled:
+                if starting.cancelled():
+                    raise
+                given_up = cancelled
+            except Exception:  # the plugin could not be started (CredentialError)
+                if given_up is not None:
+                    raise given_up from None
+                raise
         process = asyncio.subprocess.Process(transport, protocol, loop)
         printed, complained = _Output(), _Output()
         readers = asyncio.gather(
@@ -249,6 +271,8 @@ class ExecAuth(_AsyncOnly, httpx2.Auth):
             _drained(process.stderr, process, complained),
         )
         try:
+            if given_up is not None:
+                raise given_up
             await protocol.exited  # not its pipes: a child it left may hold them open
         finally:  # exited, or cancelled (the deadline, Ctrl-C): its session goes with it
             _end_group(process)

@@ -10,6 +10,7 @@ credential that was had ends as a refused connection, which shows that it got th
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import os
@@ -21,9 +22,11 @@ from typing import Any
 
 import orjson
 import pytest
+from lightkube.config.models import UserExec
 
 from dra_metadata import KubeAPIError
 from dra_metadata.kube import read_claim_status, watch_claim_status
+from dra_metadata.kube._credentials import ExecAuth
 
 from helpers import run_command
 
@@ -170,3 +173,30 @@ def test_the_command_prints_one_line_at_the_deadline(use: Path, closed_port: int
     assert "Traceback" not in result.stderr
     assert took < 2 + GRACE_SECONDS + 5, took  # and the interpreter's start and end
     assert children_left(children) == []
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("steps", range(1, 7))
+def test_a_plugin_given_up_on_while_it_starts_ends_with_its_session(use: Path, steps: int) -> None:
+    # The deadline or Ctrl-C while the plugin is being started (its process made, its pipes
+    # not yet connected: a moment a busy machine makes long): cancelled there, asyncio's own
+    # clean-up waited for the pipes, which the child holds for as long as it lives. Given up
+    # on after each number of the event loop's steps, the run ends at once, its session with it.
+    script, children = plugin(use, then="exec sleep 600")
+    authenticator = ExecAuth(UserExec(apiVersion=EXEC_VERSION, command=str(script)), 'user "u"')
+
+    async def give_up() -> float:
+        run = asyncio.ensure_future(authenticator._run())
+        for _ in range(steps):
+            await asyncio.sleep(0)
+        run.cancel()
+        started = time.monotonic()
+        with pytest.raises(asyncio.CancelledError):
+            await run
+        return time.monotonic() - started
+
+    took = asyncio.run(asyncio.wait_for(give_up(), 60))
+    assert took < GRACE_SECONDS, took
+    # Given up on before the plugin's shell had said its child's pid, there is none to look at.
+    if children.exists() and children.read_text().split():
+        assert children_left(children) == []
