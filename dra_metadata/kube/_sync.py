@@ -95,10 +95,12 @@ class _SignalsCancel:
                 self.loop.call_soon_threadsafe(task.cancel)
 
 
-def _deferring_signals(call: Callable[[], _T], undo: Callable[[_T], object]) -> _T:
-    """``call()``, with a signal that lands meanwhile raised once it has returned (after
-    ``undo`` of its result): an event loop is never left half made or half closed."""
-    signals = _SignalsCancel(None)
+def _deferring_signals(
+    signals: _SignalsCancel, call: Callable[[], _T], undo: Callable[[_T], object]
+) -> _T:
+    """``call()`` with ``signals`` installed: a signal that lands meanwhile is raised once the
+    handlers are back, after ``undo`` of what ``call`` returned (an event loop is never left
+    half made or half closed, a step's result is dropped)."""
     try:
         try:
             signals.install()
@@ -109,7 +111,7 @@ def _deferring_signals(call: Callable[[], _T], undo: Callable[[_T], object]) -> 
         if signals.raised is None:
             raise
         raise signals.raised from None
-    if signals.raised is not None:
+    if signals.raised is not None:  # landed once ``call`` had ended, before the restore
         undo(result)
         raise signals.raised from None
     return result
@@ -151,19 +153,7 @@ def _run_here(
     loop: asyncio.AbstractEventLoop, make_step: Callable[[], Coroutine[Any, Any, _T]]
 ) -> _T:
     signals = _SignalsCancel(loop)
-    try:
-        try:
-            signals.install()
-            result = _drive(loop, signals, make_step)
-        finally:
-            signals.restore()
-    except BaseException:
-        if signals.raised is None:
-            raise
-        raise signals.raised from None
-    if signals.raised is not None:  # landed once the step had ended, before the restore
-        raise signals.raised from None
-    return result
+    return _deferring_signals(signals, lambda: _drive(loop, signals, make_step), _keep)
 
 
 def _run_in_worker(loop: asyncio.AbstractEventLoop, task: asyncio.Task[_T]) -> _T:
@@ -202,14 +192,14 @@ def _run_step(
 
 def run(make: Callable[[], Coroutine[Any, Any, _T]]) -> _T:
     """The result of the coroutine ``make()`` returns, run on a private event loop."""
-    loop = _deferring_signals(asyncio.new_event_loop, _close)
+    loop = _deferring_signals(_SignalsCancel(None), asyncio.new_event_loop, _close)
     try:
         return _run_step(loop, make)
     finally:
         try:
             _run_step(loop, loop.shutdown_asyncgens)
         finally:
-            _deferring_signals(loop.close, _keep)
+            _deferring_signals(_SignalsCancel(None), loop.close, _keep)
 
 
 async def _next(iterator: AsyncIterator[_T]) -> _T:
@@ -223,7 +213,7 @@ def iterate(make: Callable[[], AsyncIterator[_T]]) -> Iterator[_T]:
     with and without a running event loop alike.
     """
     iterator = make()
-    loop = _deferring_signals(asyncio.new_event_loop, _close)
+    loop = _deferring_signals(_SignalsCancel(None), asyncio.new_event_loop, _close)
     try:
         while True:
             try:
@@ -238,4 +228,4 @@ def iterate(make: Callable[[], AsyncIterator[_T]]) -> Iterator[_T]:
                 _run_step(loop, aclose)
             _run_step(loop, loop.shutdown_asyncgens)
         finally:
-            _deferring_signals(loop.close, _keep)
+            _deferring_signals(_SignalsCancel(None), loop.close, _keep)
