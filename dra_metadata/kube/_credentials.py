@@ -9,8 +9,9 @@ credential problem raised while a request is sent is a CredentialError (a KubeAP
 ends on it instead of retrying.
 
 A plugin runs in a session (and process group) of its own, which is ended (SIGKILL) when the
-plugin exits and when it is given up on (the deadline, Ctrl-C): a child it left in the
-background, holding its stdout, can neither keep the request waiting nor outlive the call.
+plugin exits and when it is given up on (the deadline, Ctrl-C), even while it is being started:
+a child it left in the background, holding its stdout, can neither keep the request waiting nor
+outlive the call.
 """
 
 from __future__ import annotations
