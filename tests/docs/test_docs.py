@@ -216,10 +216,22 @@ def test_an_asyncio_example_runs_as_pasted_into_a_file(tmp_path: Path, sample_tr
         compile(top_level_await.code, top_level_await.name, "exec")
 
 
+_WALL_CLOCK_FREE_PROFILE = """\
+from hypothesis import HealthCheck, settings
+
+settings.register_profile("suite", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("suite")
+"""
+
+
 @pytest.mark.parametrize("block", _marked("pytest"), ids=lambda block: block.name)
 def test_pytest_examples_pass(block: Block, tmp_path: Path) -> None:
     module = tmp_path / "test_example.py"
     module.write_text(block.code, encoding="utf-8")
+    # Run as the suite's own tests are, without Hypothesis' two wall-clock checks, which a
+    # busy machine fails for any code (tests/conftest.py says why); what the strategies cost is
+    # checked on the CPU clock by models/test_strategies.py. An example's own profile wins.
+    (tmp_path / "conftest.py").write_text(_WALL_CLOCK_FREE_PROFILE, encoding="utf-8")
     tests = len(re.findall(r"^def test_", block.code, flags=re.MULTILINE))
     assert tests
     result = subprocess.run(
