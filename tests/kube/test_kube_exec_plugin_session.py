@@ -196,7 +196,7 @@ def test_a_plugin_given_up_on_while_it_starts_ends_with_its_session(use: Path, s
         return time.monotonic() - started
 
     took = asyncio.run(asyncio.wait_for(give_up(), 60))
-    assert took < GRACE_SECONDS, took
+    assert took < 30, took  # a hang, not a speed: left waiting, the run ends at the 60 s above
     # Given up on before the plugin's shell had said its child's pid, there is none to look at.
     if children.exists() and children.read_text().split():
         assert children_left(children) == []
