@@ -125,6 +125,16 @@ def _keep(_: object) -> None:
     pass
 
 
+def _new_loop() -> asyncio.AbstractEventLoop:
+    """A private event loop, never left half made by a signal."""
+    return _deferring_signals(_SignalsCancel(None), asyncio.new_event_loop, _close)
+
+
+def _close_loop(loop: asyncio.AbstractEventLoop) -> None:
+    """Close ``loop``, never left half closed by a signal."""
+    _deferring_signals(_SignalsCancel(None), loop.close, _keep)
+
+
 def _drive(
     loop: asyncio.AbstractEventLoop,
     signals: _SignalsCancel,
@@ -192,14 +202,14 @@ def _run_step(
 
 def run(make: Callable[[], Coroutine[Any, Any, _T]]) -> _T:
     """The result of the coroutine ``make()`` returns, run on a private event loop."""
-    loop = _deferring_signals(_SignalsCancel(None), asyncio.new_event_loop, _close)
+    loop = _new_loop()
     try:
         return _run_step(loop, make)
     finally:
         try:
             _run_step(loop, loop.shutdown_asyncgens)
         finally:
-            _deferring_signals(_SignalsCancel(None), loop.close, _keep)
+            _close_loop(loop)
 
 
 async def _next(iterator: AsyncIterator[_T]) -> _T:
@@ -213,7 +223,7 @@ def iterate(make: Callable[[], AsyncIterator[_T]]) -> Iterator[_T]:
     with and without a running event loop alike.
     """
     iterator = make()
-    loop = _deferring_signals(_SignalsCancel(None), asyncio.new_event_loop, _close)
+    loop = _new_loop()
     try:
         while True:
             try:
@@ -228,4 +238,4 @@ def iterate(make: Callable[[], AsyncIterator[_T]]) -> Iterator[_T]:
                 _run_step(loop, aclose)
             _run_step(loop, loop.shutdown_asyncgens)
         finally:
-            _deferring_signals(_SignalsCancel(None), loop.close, _keep)
+            _close_loop(loop)
